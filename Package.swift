@@ -1,0 +1,48 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// modgud-bff: a backend-for-frontend gateway for the Modgud identity server.
+// No outside packages: the toolchain plus Debian's C libraries through
+// systemLibrary targets. Dependencies point one way (see Docs/architecture.md).
+let package = Package(
+    name: "modgud-bff",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "modgud-bff", targets: ["modgud-bff"]),
+    ],
+    targets: [
+        // C libraries, each imported by exactly one thin wrapper target.
+        .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CHiredis", path: "Sources/CHiredis", pkgConfig: "hiredis",
+                       providers: [.apt(["libhiredis-dev"])]),
+
+        // Value types shared by every layer: Secret, IPAddress, CIDR.
+        .target(name: "Core"),
+        // Logs (JSON lines) and metrics (Prometheus text).
+        .target(name: "Observability", dependencies: ["Core"]),
+        // File descriptors, sockets, the epoll event loops.
+        .target(name: "System", dependencies: ["CSystem", "Core"]),
+        // HTTP/1.1: types, the strict request parser, the server.
+        .target(name: "HTTP", dependencies: ["System", "Core", "Observability"]),
+        // OpenSSL: randomness, hashes, HKDF, AES-GCM, signatures.
+        .target(name: "Crypto", dependencies: ["COpenSSL", "Core"]),
+        // Settings from the environment and a JSON file, validated at once.
+        .target(name: "Configuration", dependencies: ["Core"]),
+        // Endpoints, middleware, admin listener.
+        .target(name: "Gateway", dependencies: ["HTTP", "Configuration", "Observability", "Core"]),
+        .executableTarget(name: "modgud-bff", dependencies: ["Gateway", "Configuration", "Observability", "HTTP", "System"]),
+
+        .testTarget(name: "CoreTests", dependencies: ["Core"]),
+        .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
+        .testTarget(name: "SystemTests", dependencies: ["System"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "System"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTP", "Configuration"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,29 @@
+// What Swift's Glibc module does not export on this toolchain (it is built
+// without _GNU_SOURCE): epoll, eventfd, accept4 and a few helpers.
+#ifndef MODGUD_CSYSTEM_SHIM_H
+#define MODGUD_CSYSTEM_SHIM_H
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/resource.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <errno.h>
+
+// accept4 is declared only under _GNU_SOURCE, which the Glibc module lacks.
+extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+
+// errno is a macro over a thread-local function: read it through a function.
+static inline int csystem_errno(void) { return errno; }
+
+// The epoll_event data member is a union: give Swift a plain setter/getter.
+static inline void csystem_epoll_event_set(struct epoll_event *ev, uint32_t events, uint64_t u64) {
+    ev->events = events;
+    ev->data.u64 = u64;
+}
+static inline uint64_t csystem_epoll_event_u64(const struct epoll_event *ev) { return ev->data.u64; }
+static inline uint32_t csystem_epoll_event_events(const struct epoll_event *ev) { return ev->events; }
+
+#endif

@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An IPv4 or IPv6 address, without a port.
+///
+/// IPv4-mapped IPv6 addresses (`::ffff:a.b.c.d`) are normalised to IPv4 when
+/// parsed, so an address is always written the way Modgud reads it.
+public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
+    case v4(UInt32)
+    case v6(high: UInt64, low: UInt64)
+
+    /// Parses a bare IPv4 or IPv6 literal (no brackets, no port, no zone).
+    public init?(_ text: some StringProtocol) {
+        guard !text.isEmpty, text.utf8.count <= 45 else { return nil }
+        let string = String(text)
+        if !string.contains(":") {
+            var addr = in_addr()
+            guard inet_pton(AF_INET, string, &addr) == 1 else { return nil }
+            self = .v4(UInt32(bigEndian: addr.s_addr))
+            return
+        }
+        var addr = in6_addr()
+        guard inet_pton(AF_INET6, string, &addr) == 1 else { return nil }
+        self.init(in6: addr)
+    }
+
+    /// Builds an address from the sixteen network-order bytes of an IPv6
+    /// address, folding IPv4-mapped addresses to IPv4.
+    public init(in6 addr: in6_addr) {
+        let bytes = withUnsafeBytes(of: addr) { Array($0) }
+        self.init(ipv6Bytes: bytes)
+    }
+
+    /// Builds an address from sixteen network-order bytes.
+    public init(ipv6Bytes bytes: [UInt8]) {
+        precondition(bytes.count == 16)
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for i in 0..<8 { high = high << 8 | UInt64(bytes[i]) }
+        for i in 8..<16 { low = low << 8 | UInt64(bytes[i]) }
+        if high == 0, low >> 32 == 0xFFFF {
+            self = .v4(UInt32(truncatingIfNeeded: low))
+        } else {
+            self = .v6(high: high, low: low)
+        }
+    }
+
+    public var isIPv4: Bool {
+        if case .v4 = self { return true }
+        return false
+    }
+
+    /// The canonical text form (RFC 5952 for IPv6).
+    public var description: String {
+        switch self {
+        case .v4(let value):
+            return "\(value >> 24).\(value >> 16 & 0xFF).\(value >> 8 & 0xFF).\(value & 0xFF)"
+        case .v6(let high, let low):
+            var addr = in6_addr()
+            withUnsafeMutableBytes(of: &addr) { raw in
+                for i in 0..<8 { raw[i] = UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64(i))) }
+                for i in 0..<8 { raw[8 + i] = UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64(i))) }
+            }
+            var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+            guard inet_ntop(AF_INET6, &addr, &buffer, socklen_t(buffer.count)) != nil else { return "::" }
+            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+/// One header field as it arrived or will be sent.
+public struct HTTPField: Sendable, Equatable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// An ordered list of header fields with case-insensitive lookup.
+public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    public private(set) var fields: [HTTPField]
+
+    public init() { fields = [] }
+
+    public init(_ fields: [HTTPField]) { self.fields = fields }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        fields = elements.map { HTTPField(name: $0.0, value: $0.1) }
+    }
+
+    public var count: Int { fields.count }
+
+    public func makeIterator() -> IndexingIterator<[HTTPField]> { fields.makeIterator() }
+
+    /// The first value of `name`, compared case-insensitively.
+    public subscript(name: String) -> String? {
+        for field in fields where field.name.equalsIgnoringASCIICase(name) { return field.value }
+        return nil
+    }
+
+    /// Every value of `name`, in order.
+    public func values(_ name: String) -> [String] {
+        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+    }
+
+    public func contains(_ name: String) -> Bool { self[name] != nil }
+
+    public mutating func add(_ name: String, _ value: String) {
+        fields.append(HTTPField(name: name, value: value))
+    }
+
+    /// Replaces every field called `name` with one field.
+    public mutating func set(_ name: String, _ value: String) {
+        remove(name)
+        add(name, value)
+    }
+
+    public mutating func remove(_ name: String) {
+        fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+    }
+
+    public mutating func removeAll(where shouldRemove: (HTTPField) -> Bool) {
+        fields.removeAll(where: shouldRemove)
+    }
+}
+
+extension StringProtocol {
+    /// ASCII case-insensitive equality, without allocating.
+    @inlinable
+    public func equalsIgnoringASCIICase(_ other: some StringProtocol) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a, b) where x != y {
+            let lx = x | 0x20, ly = y | 0x20
+            guard lx == ly, lx >= 0x61, lx <= 0x7A else { return false }
+        }
+        return true
+    }
+}
