@@ -1,0 +1,25 @@
+import HTTP
+
+/// Turns errors into responses: a `GatewayError` renders as itself, body
+/// read failures as 413 or 408, and anything else as a 500 that reveals
+/// nothing (its type is logged, never its text, which might quote a secret).
+public struct ErrorMiddleware: Middleware {
+    public init() {}
+
+    public func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
+        do {
+            return try await next(request, context)
+        } catch let error as GatewayError {
+            return error.response
+        } catch let error as HTTPBodyError {
+            switch error {
+            case .tooLarge: return GatewayError.payloadTooLarge.response
+            case .timedOut: return GatewayError(.requestTimeout, "request_timeout", "The request body did not arrive in time.").response
+            case .connectionClosed: return GatewayError.badRequest("The request body was cut short.").response
+            }
+        } catch {
+            context.logger.error("http.unhandled_error", ["errorType": .string(String(reflecting: type(of: error)))])
+            return GatewayError.internalError.response
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import HTTP
+
+/// Options one route carries into the middleware chain.
+public struct RouteOptions: Sendable {
+    /// The largest request body the endpoint reads.
+    public var maxBodyBytes: Int
+
+    public init(maxBodyBytes: Int = 64 * 1024) {
+        self.maxBodyBytes = maxBodyBytes
+    }
+}
+
+/// Maps a method and path to an endpoint. Patterns are literal segments
+/// and `{name}` parameters (`/bff/passkeys/{id}`); a pattern ending in
+/// `/*` matches any path below it (longest literal prefix wins).
+public struct Router: Sendable {
+    struct Route: Sendable {
+        let method: HTTPMethod
+        let pattern: String
+        let segments: [Segment]
+        let prefix: Bool
+        let options: RouteOptions
+        let responder: Responder
+    }
+
+    enum Segment: Sendable, Equatable {
+        case literal(Substring)
+        case parameter(String)
+    }
+
+    /// The outcome of matching a request.
+    public enum Match: Sendable {
+        case found(pattern: String, parameters: [String: String], options: RouteOptions, responder: Responder)
+        case methodNotAllowed([HTTPMethod])
+        case notFound
+    }
+
+    private(set) var routes: [Route] = []
+
+    public init() {}
+
+    /// Every method and pattern registered, for checks against the
+    /// OpenAPI document.
+    public var registered: [(method: HTTPMethod, pattern: String)] { routes.map { ($0.method, $0.pattern) } }
+
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, options: RouteOptions = RouteOptions(),
+                             _ responder: @escaping Responder) {
+        precondition(pattern.hasPrefix("/"), "route patterns start with /")
+        let isPrefix = pattern.hasSuffix("/*")
+        let body = isPrefix ? String(pattern.dropLast(2)) : pattern
+        let segments = body.split(separator: "/", omittingEmptySubsequences: true).map { part -> Segment in
+            part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(part)
+        }
+        routes.append(Route(method: method, pattern: pattern, segments: segments, prefix: isPrefix,
+                            options: options, responder: responder))
+    }
+
+    public func match(_ method: HTTPMethod, path: Substring) -> Match {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        var allowed: [HTTPMethod] = []
+        var best: (route: Route, parameters: [String: String])?
+        for route in routes {
+            guard let parameters = Self.bind(route, to: parts) else { continue }
+            guard route.method == method || (method == .head && route.method == .get) else {
+                if !allowed.contains(route.method) { allowed.append(route.method) }
+                continue
+            }
+            if best == nil || route.segments.count > best!.route.segments.count || (best!.route.prefix && !route.prefix) {
+                best = (route, parameters)
+            }
+        }
+        if let best {
+            return .found(pattern: best.route.pattern, parameters: best.parameters, options: best.route.options,
+                          responder: best.route.responder)
+        }
+        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed)
+    }
+
+    private static func bind(_ route: Route, to parts: [Substring]) -> [String: String]? {
+        guard route.prefix ? parts.count >= route.segments.count : parts.count == route.segments.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (segment, part) in zip(route.segments, parts) {
+            switch segment {
+            case .literal(let literal): guard literal == part else { return nil }
+            case .parameter(let name): parameters[name] = String(part)
+            }
+        }
+        return parameters
+    }
+}

@@ -1,0 +1,200 @@
+import System
+
+/// The state of the response being written: how its body is framed, and
+/// the streamed-body writers waiting for the socket to drain.
+struct ResponseProgress {
+    var chunked = false
+    var declaredLength: Int?
+    var sentBodyBytes = 0
+    var waiters: [CheckedContinuation<Void, any Error>] = []
+
+    mutating func failWaiters() {
+        let pending = waiters
+        waiters.removeAll()
+        for waiter in pending { waiter.resume(throwing: HTTPWriteError()) }
+    }
+
+    mutating func resumeWaiters() {
+        let pending = waiters
+        waiters.removeAll()
+        for waiter in pending { waiter.resume() }
+    }
+}
+
+extension HTTPConnection {
+    static let writeHighWater = 256 * 1024
+
+    /// Starts writing the handler's response. A second answer to the same
+    /// request (the server already refused it, or the connection is gone)
+    /// is dropped.
+    func respond(_ response: HTTPResponse) {
+        guard !closed, inFlight, !responseStarted else { return }
+        responseStarted = true
+        if !bodyComplete {
+            // The handler answered before the body was in: it cannot be
+            // skipped safely, so this connection ends after the response.
+            keepAlive = false
+        }
+        let mayHaveBody = response.status.allowsBody
+        switch response.body {
+        case .empty:
+            writeHead(response, length: mayHaveBody ? 0 : nil, chunked: false)
+            finishBody()
+        case .bytes(let bytes):
+            writeHead(response, length: mayHaveBody ? bytes.count : nil, chunked: false)
+            if mayHaveBody, !isHeadRequest { output.append(contentsOf: bytes) }
+            finishBody()
+        case .stream(let length, let producer):
+            let chunked = length == nil && keepAlive && mayHaveBody
+            if length == nil, !chunked { keepAlive = false } // close-delimited
+            writeHead(response, length: mayHaveBody ? length : nil, chunked: chunked)
+            if isHeadRequest || !mayHaveBody {
+                finishBody()
+            } else {
+                self.response.chunked = chunked
+                self.response.declaredLength = length
+                let writer = ConnectionBodyWriter(connection: LoopBound(self, loop: loop))
+                Task(executorPreference: loop) {
+                    do {
+                        try await producer(writer)
+                        writer.connection.withValue { $0.endStreamedBody() }
+                    } catch {
+                        writer.connection.withValue { $0.close() }
+                    }
+                }
+            }
+        }
+        flush()
+    }
+
+    private func writeHead(_ response: HTTPResponse, length: Int?, chunked: Bool) {
+        ResponseHead.write(status: response.status, headers: response.headers, date: owner.dateCache.current(),
+                           contentLength: length, chunked: chunked, keepAlive: keepAlive,
+                           announceKeepAlive: isHTTP10, into: &output)
+    }
+
+    /// Queues one piece of a streamed body; suspends the writer while too
+    /// much is queued.
+    func writeBodyPiece(_ bytes: [UInt8], continuation: CheckedContinuation<Void, any Error>) {
+        guard !closed, responseStarted, !responseFinished else {
+            continuation.resume(throwing: HTTPWriteError())
+            return
+        }
+        response.sentBodyBytes += bytes.count
+        if let declared = response.declaredLength, response.sentBodyBytes > declared {
+            continuation.resume(throwing: HTTPWriteError())
+            close()
+            return
+        }
+        if response.chunked { output.append(contentsOf: Array(String(bytes.count, radix: 16).utf8) + [0x0D, 0x0A]) }
+        output.append(contentsOf: bytes)
+        if response.chunked { output.append(contentsOf: [0x0D, 0x0A]) }
+        flush()
+        if closed {
+            continuation.resume(throwing: HTTPWriteError())
+        } else if output.count - outputStart > Self.writeHighWater {
+            response.waiters.append(continuation)
+        } else {
+            continuation.resume()
+        }
+    }
+
+    func endStreamedBody() {
+        guard !closed, responseStarted, !responseFinished else { return }
+        if let declared = response.declaredLength, response.sentBodyBytes != declared {
+            close() // a short body must not look complete
+            return
+        }
+        if response.chunked { output.append(contentsOf: Array("0\r\n\r\n".utf8)) }
+        finishBody()
+        flush()
+    }
+
+    private func finishBody() {
+        responseFinished = true
+    }
+
+    /// Writes what is queued; on completion of a response, moves on to the
+    /// next request or closes.
+    func flush() {
+        guard !closed else { return }
+        while outputStart < output.count {
+            let result = output.withUnsafeBytes { Socket.write(fd, from: UnsafeRawBufferPointer(rebasing: $0[outputStart...])) }
+            switch result {
+            case .done(let count):
+                outputStart += count
+                writeDeadline = loop.now &+ owner.configuration.writeTimeout.nanoseconds
+            case .wouldBlock:
+                if writeDeadline == 0 { writeDeadline = loop.now &+ owner.configuration.writeTimeout.nanoseconds }
+                setInterest(interest.union(.writable))
+                return
+            case .closed:
+                close()
+                return
+            }
+        }
+        output.removeAll(keepingCapacity: output.capacity <= 256 * 1024)
+        outputStart = 0
+        writeDeadline = 0
+        setInterest(interest.subtracting(.writable))
+        response.resumeWaiters()
+        if responseFinished, inFlight { completeResponse() }
+        else if !inFlight, !keepAlive { closeAfterFlush() }
+    }
+
+    private func completeResponse() {
+        inFlight = false
+        responseStarted = false
+        responseFinished = false
+        if !keepAlive || peerClosed || owner.draining {
+            closeAfterFlush()
+            return
+        }
+        idleDeadline = loop.now &+ owner.configuration.idleTimeout.nanoseconds
+        if readPausedForPipeline {
+            readPausedForPipeline = false
+            setInterest(interest.union(.readable))
+        }
+        process()
+    }
+
+    /// The parser refused the request: answer its status and close.
+    func refuse(_ error: HTTPParseError) {
+        owner.stats.rejectedRequests.add(1, ordering: .relaxed)
+        bodyStream?.fail(.connectionClosed)
+        bodyStream = nil
+        bodyComplete = true
+        guard !responseStarted else {
+            close()
+            return
+        }
+        answerAndClose(error.status)
+    }
+
+    /// Writes a small JSON error of the server's own and ends the connection.
+    func answerAndClose(_ status: HTTPStatus) {
+        inFlight = true
+        responseStarted = true
+        keepAlive = false
+        let code = status.reasonPhrase.lowercased().replacing(" ", with: "_")
+        let body = Array("{\"error\":\"\(code)\",\"error_description\":\"\(status.reasonPhrase).\"}".utf8)
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "application/json")
+        writeHead(HTTPResponse(status: status, headers: headers), length: body.count, chunked: false)
+        output.append(contentsOf: body)
+        responseFinished = true
+        flush()
+    }
+}
+
+/// Hands streamed body pieces to the connection on its loop.
+struct ConnectionBodyWriter: HTTPBodyWriter {
+    let connection: LoopBound<HTTPConnection>
+
+    func write(_ bytes: [UInt8]) async throws {
+        guard !bytes.isEmpty else { return }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            connection.withValue { $0.writeBodyPiece(bytes, continuation: continuation) }
+        }
+    }
+}

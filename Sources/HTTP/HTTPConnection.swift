@@ -1,0 +1,253 @@
+import System
+
+/// One accepted TCP connection: reads and parses requests, hands each to
+/// the responder as a task on this loop, and writes the responses in order.
+/// Owns its descriptor; touched only on its loop's thread.
+final class HTTPConnection: EventLoopHandler {
+    let fd: Int32
+    let peer: SocketAddress?
+    unowned let owner: ServerLoopState
+    var loop: EventLoop { owner.loop }
+    var registration: Registration?
+    var interest: EpollEvents = [.readable, .readHangup]
+    private(set) var closed = false
+
+    var parser: HTTPRequestParser
+    /// Received bytes; `input[inputStart...]` is not parsed yet.
+    var input: [UInt8] = []
+    var inputStart = 0
+    /// Bytes queued to send; `output[outputStart...]` is not sent yet.
+    var output: [UInt8] = []
+    var outputStart = 0
+
+    // The request being answered (one at a time; pipelined ones wait).
+    var inFlight = false
+    var bodyStream: RequestBodyStream?
+    var bodyComplete = true
+    var keepAlive = true
+    var isHeadRequest = false
+    var isHTTP10 = false
+    var expectsContinue = false
+    var continueSent = false
+    var responseStarted = false
+    var responseFinished = false
+    var peerClosed = false
+    var readPausedForBody = false
+    var readPausedForPipeline = false
+    var lingering = false
+    var response = ResponseProgress()
+
+    // Deadlines on the monotonic clock; 0 means none.
+    var headDeadline: UInt64 = 0
+    var idleDeadline: UInt64 = 0
+    var writeDeadline: UInt64 = 0
+    var lingerDeadline: UInt64 = 0
+    var lastBodyActivity: UInt64 = 0
+
+    init(fd: Int32, peer: SocketAddress?, owner: ServerLoopState) {
+        self.fd = fd
+        self.peer = peer
+        self.owner = owner
+        parser = HTTPRequestParser(limits: owner.configuration.parserLimits)
+    }
+
+    func start() throws(SystemError) {
+        registration = try loop.register(fd, for: interest, handler: self)
+        headDeadline = loop.now &+ owner.configuration.headerTimeout.nanoseconds
+    }
+
+    func handleEvents(_ events: EpollEvents) {
+        if events.contains(.writable) { flush() }
+        if !closed, !events.isDisjoint(with: [.readable, .readHangup, .hangup, .error]) { readAvailable() }
+    }
+
+    // MARK: Reading
+
+    private func readAvailable() {
+        while !closed, interest.contains(.readable) {
+            let result = owner.readBuffer.withUnsafeMutableBytes { Socket.read(fd, into: $0) }
+            switch result {
+            case .done(let count):
+                if lingering { continue }
+                input.append(contentsOf: owner.readBuffer[0..<count])
+                if !inFlight, headDeadline == 0 {
+                    idleDeadline = 0
+                    headDeadline = loop.now &+ owner.configuration.headerTimeout.nanoseconds
+                }
+                if count < owner.readBuffer.count { process(); return }
+                process()
+            case .wouldBlock:
+                return
+            case .closed:
+                peerFinishedSending()
+                return
+            }
+        }
+    }
+
+    /// End of stream from the peer: answer what was fully received, drop
+    /// what was not.
+    private func peerFinishedSending() {
+        if lingering || !inFlight || !bodyComplete {
+            close()
+            return
+        }
+        peerClosed = true
+        keepAlive = false
+        setInterest(interest.subtracting([.readable, .readHangup]))
+    }
+
+    /// Parses as far as the current state allows: the head of the next
+    /// request, or the body of the current one.
+    func process() {
+        while !closed, !(inFlight && bodyComplete), inputStart < input.count || (inFlight && !bodyComplete) {
+            let parsed = input.withUnsafeBytes { raw in
+                Result { () throws(HTTPParseError) in try parser.parse(UnsafeRawBufferPointer(rebasing: raw[inputStart...])) }
+            }
+            guard case .success(let step) = parsed else {
+                if case .failure(let error) = parsed { refuse(error) }
+                return
+            }
+            let base = inputStart
+            inputStart += step.consumed
+            switch step.event {
+            case .needMore:
+                compactInput()
+                return
+            case .head(let head):
+                startRequest(head)
+            case .body(let range):
+                receiveBody(Array(input[(base + range.lowerBound)..<(base + range.upperBound)]))
+            case .end:
+                bodyComplete = true
+                bodyStream?.finish()
+                bodyStream = nil
+            }
+        }
+        compactInput()
+        if inFlight, bodyComplete, input.count - inputStart > owner.configuration.parserLimits.maxHeaderBytes {
+            // Pipelined bytes pile up behind a slow response: stop reading.
+            readPausedForPipeline = true
+            setInterest(interest.subtracting(.readable))
+        }
+    }
+
+    private func compactInput() {
+        if inputStart == input.count {
+            input.removeAll(keepingCapacity: input.capacity <= 64 * 1024)
+            inputStart = 0
+        } else if inputStart > 32 * 1024 {
+            input.removeSubrange(0..<inputStart)
+            inputStart = 0
+        }
+    }
+
+    private func receiveBody(_ bytes: [UInt8]) {
+        lastBodyActivity = loop.now
+        guard let bodyStream, !bytes.isEmpty else { return }
+        if !bodyStream.push(bytes), !readPausedForBody {
+            readPausedForBody = true
+            setInterest(interest.subtracting(.readable))
+        }
+    }
+
+    private func startRequest(_ head: HTTPRequestHead) {
+        inFlight = true
+        headDeadline = 0
+        idleDeadline = 0
+        keepAlive = head.keepAlive && !owner.draining
+        isHeadRequest = head.method == .head
+        isHTTP10 = head.version == .http1_0
+        expectsContinue = head.expectsContinue
+        continueSent = false
+        responseStarted = false
+        responseFinished = false
+        response = ResponseProgress()
+        lastBodyActivity = loop.now
+        owner.stats.requests.add(1, ordering: .relaxed)
+
+        let bound = LoopBound(self, loop: loop)
+        let body: HTTPRequestBody
+        switch head.framing {
+        case .none:
+            bodyComplete = false // the parser reports `.end` next
+            body = .empty
+        case .contentLength(let length):
+            bodyComplete = false
+            bodyStream = RequestBodyStream { bound.withValue { $0.bodyDemanded() } }
+            body = HTTPRequestBody(stream: bodyStream, declaredLength: length)
+        case .chunked:
+            bodyComplete = false
+            bodyStream = RequestBodyStream { bound.withValue { $0.bodyDemanded() } }
+            body = HTTPRequestBody(stream: bodyStream, declaredLength: nil)
+        }
+        let request = HTTPRequest(head: head, body: body, peer: peer)
+        let responder = owner.responder
+        Task(executorPreference: loop) {
+            let response = await responder(request)
+            bound.withValue { $0.respond(response) }
+        }
+    }
+
+    /// The handler wants body bytes: send `100 Continue` if the client
+    /// waits for it, and resume reading if back-pressure had paused it.
+    func bodyDemanded() {
+        guard !closed else { return }
+        lastBodyActivity = loop.now
+        if expectsContinue, !continueSent, !responseStarted {
+            continueSent = true
+            output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
+            flush()
+        }
+        if readPausedForBody {
+            readPausedForBody = false
+            setInterest(interest.union(.readable))
+            readAvailable()
+        }
+    }
+
+    func setInterest(_ events: EpollEvents) {
+        guard events != interest, let registration, !closed else { return }
+        interest = events
+        loop.modify(registration, fd: fd, for: events)
+    }
+
+    // MARK: Closing
+
+    /// Closes the descriptor after taking it out of epoll; fails any reader
+    /// or writer still waiting on this connection.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        if let registration { loop.deregister(registration, fd: fd) }
+        registration = nil
+        Socket.close(fd)
+        bodyStream?.fail(.connectionClosed)
+        bodyStream = nil
+        response.failWaiters()
+        owner.connectionClosed(self)
+    }
+
+    /// Sends what is queued, then half-closes and discards input for a
+    /// moment before closing, so a client still sending does not get a
+    /// reset that destroys the response in flight.
+    func closeAfterFlush() {
+        keepAlive = false
+        if outputStart < output.count { return } // flush() comes back here
+        guard !closed else { return }
+        if peerClosed || (inputStart == input.count && bodyComplete) {
+            close()
+            return
+        }
+        lingering = true
+        Socket.shutdownWrite(fd)
+        lingerDeadline = loop.now &+ 2_000_000_000
+        setInterest([.readable, .readHangup])
+    }
+
+    /// Shutdown began: close now if idle, else after this response.
+    func drain() {
+        keepAlive = false
+        if !inFlight, !lingering { close() }
+    }
+}

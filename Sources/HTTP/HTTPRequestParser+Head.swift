@@ -1,0 +1,299 @@
+/// The request line and header section (RFC 9112 §2-§5).
+extension HTTPRequestParser {
+    /// Empty lines tolerated before a request line (RFC 9112 §2.2).
+    static let maxLeadingEmptyLines = 8
+
+    /// The request line and the header facts that decide framing.
+    struct HeadDraft: Sendable {
+        var hasRequestLine = false
+        var method = HTTPMethod.get
+        var target = ""
+        var version = HTTPVersion.http1_1
+        var fields: [HTTPField] = []
+        var contentLength: Int?
+        var transferEncodingFields = 0
+        var transferEncodingIsChunked = false
+        var hostFields = 0
+        var connectionClose = false
+        var connectionKeepAlive = false
+        var expectsContinue = false
+        var unsupportedExpectation = false
+    }
+
+    /// Reads head lines until the empty line; the head is consumed only whole.
+    mutating func parseHead(_ input: Input) throws(HTTPParseError) -> (event: HTTPParserEvent, consumed: Int) {
+        while true {
+            let limit = Self.offset(lines.sectionStart, plus: limits.maxHeaderBytes)
+            switch try input.scanLine(from: lines.scanned, limit: limit) {
+            case .incomplete(let resumeAt):
+                lines.scanned = resumeAt
+                return (.needMore, 0)
+            case .tooLong:
+                throw HTTPParseError(.headerFieldsTooLarge, "header section too large")
+            case .found(let cr):
+                let line = lines.lineStart..<cr
+                lines.lineStart = cr + 2
+                lines.scanned = cr + 2
+                if let head = try takeHeadLine(input, line) {
+                    let consumed = lines.lineStart
+                    enterBody(head.framing, headBytes: consumed - lines.sectionStart)
+                    return (.head(head), consumed)
+                }
+            }
+        }
+    }
+
+    /// Handles one complete line; returns the head once the empty line ends it.
+    private mutating func takeHeadLine(_ input: Input, _ line: Range<Int>) throws(HTTPParseError) -> HTTPRequestHead? {
+        if !draft.hasRequestLine {
+            if line.isEmpty {
+                lines.emptyLinesSkipped += 1
+                guard lines.emptyLinesSkipped <= Self.maxLeadingEmptyLines else {
+                    throw Self.malformed("too many empty lines")
+                }
+                lines.sectionStart = lines.lineStart
+            } else {
+                try parseRequestLine(input, line)
+            }
+            return nil
+        }
+        if line.isEmpty { return try finishHead() }
+        try parseField(input, line)
+        return nil
+    }
+
+    /// Sets up the body phase that `framing` calls for.
+    private mutating func enterBody(_ framing: HTTPBodyFraming, headBytes: Int) {
+        let fieldsUsed = draft.fields.count
+        draft = HeadDraft()
+        lines = LineProgress()
+        switch framing {
+        case .none, .contentLength(0):
+            phase = .endWithoutBody
+        case .contentLength(let length):
+            remaining = length
+            phase = .fixedBody
+        case .chunked:
+            phase = .chunked
+            chunkPhase = .sizeLine
+            trailerBytesLeft = limits.maxHeaderBytes - headBytes
+            trailerFieldsLeft = limits.maxHeaderFields - fieldsUsed
+        }
+    }
+
+    // MARK: Request line
+
+    /// `method SP request-target SP HTTP-version`, exactly one SP apart.
+    private mutating func parseRequestLine(_ input: Input, _ line: Range<Int>) throws(HTTPParseError) {
+        guard let methodEnd = input.firstIndex(of: Byte.space, in: line) else {
+            throw Self.malformed("malformed request line")
+        }
+        let method = line.lowerBound..<methodEnd
+        guard !method.isEmpty else { throw Self.malformed("empty method") }
+        for i in method where !Byte.isTChar(input[i]) { throw Self.malformed("invalid method") }
+
+        let rest = methodEnd + 1..<line.upperBound
+        guard let targetEnd = input.firstIndex(of: Byte.space, in: rest), targetEnd > rest.lowerBound else {
+            throw Self.malformed("malformed request line")
+        }
+        let target = rest.lowerBound..<targetEnd
+        guard target.count <= limits.maxTargetLength else {
+            throw HTTPParseError(.uriTooLong, "request target too long")
+        }
+        for i in target where !Byte.isTargetByte(input[i]) { throw Self.malformed("invalid request target") }
+
+        draft.version = try Self.parseVersion(input, targetEnd + 1..<line.upperBound)
+        draft.method = HTTPMethod(input.string(method))
+        try Self.checkTargetForm(input, target, isOptions: draft.method == .options)
+        draft.target = input.string(target)
+        draft.hasRequestLine = true
+    }
+
+    /// `HTTP/1.0` or `HTTP/1.1`; other well-formed versions are 505.
+    private static func parseVersion(_ input: Input, _ range: Range<Int>) throws(HTTPParseError) -> HTTPVersion {
+        let p = range.lowerBound
+        guard range.count >= 6, input[p] == 0x48, input[p + 1] == 0x54, input[p + 2] == 0x54,
+              input[p + 3] == 0x50, input[p + 4] == Byte.slash, Byte.isDigit(input[p + 5]) else {
+            throw malformed("malformed version")
+        }
+        let major = input[p + 5] - Byte.zero
+        if range.count == 6, major >= 2 {
+            throw HTTPParseError(.httpVersionNotSupported, "unsupported version")
+        }
+        guard range.count == 8, input[p + 6] == Byte.dot, Byte.isDigit(input[p + 7]) else {
+            throw malformed("malformed version")
+        }
+        switch (major, input[p + 7] - Byte.zero) {
+        case (1, 0): return .http1_0
+        case (1, 1): return .http1_1
+        default: throw HTTPParseError(.httpVersionNotSupported, "unsupported version")
+        }
+    }
+
+    /// origin-form, absolute-form with an http(s) scheme, or `*` for OPTIONS.
+    private static func checkTargetForm(_ input: Input, _ target: Range<Int>, isOptions: Bool) throws(HTTPParseError) {
+        let first = input[target.lowerBound]
+        if first == Byte.slash { return }
+        if target.count == 1, first == Byte.asterisk {
+            guard isOptions else { throw malformed("asterisk target without OPTIONS") }
+            return
+        }
+        for scheme: StaticString in ["http://", "https://"] {
+            let length = scheme.utf8CodeUnitCount
+            guard target.count > length,
+                  input.equalsIgnoringCase(target.lowerBound..<target.lowerBound + length, scheme) else { continue }
+            let authorityStart = input[target.lowerBound + length]
+            guard authorityStart != Byte.slash, authorityStart != 0x3F else { break }
+            return
+        }
+        throw malformed("unsupported request target form")
+    }
+
+    // MARK: Fields
+
+    /// One `field-name ":" OWS field-value OWS` line of the head.
+    private mutating func parseField(_ input: Input, _ line: Range<Int>) throws(HTTPParseError) {
+        guard draft.fields.count < limits.maxHeaderFields else {
+            throw HTTPParseError(.headerFieldsTooLarge, "too many header fields")
+        }
+        let (name, value) = try Self.splitField(input, line)
+        try noteFramingField(input, name: name, value: value)
+        if draft.fields.isEmpty { draft.fields.reserveCapacity(16) }
+        draft.fields.append(HTTPField(name: input.string(name), value: input.string(value)))
+    }
+
+    /// Validates a field line and returns its name and trimmed value.
+    /// Shared by header and trailer sections.
+    static func splitField(_ input: Input, _ line: Range<Int>) throws(HTTPParseError)
+        -> (name: Range<Int>, value: Range<Int>)
+    {
+        guard !Byte.isWhitespace(input[line.lowerBound]) else { throw malformed("obs-fold or leading whitespace") }
+        var i = line.lowerBound
+        while i < line.upperBound, Byte.isTChar(input[i]) { i += 1 }
+        guard i < line.upperBound else { throw malformed("field without colon") }
+        let stop = input[i]
+        guard stop == Byte.colon else {
+            throw malformed(Byte.isWhitespace(stop) ? "whitespace before colon" : "invalid field name")
+        }
+        guard i > line.lowerBound else { throw malformed("empty field name") }
+        let value = input.trimmingWhitespace(i + 1..<line.upperBound)
+        for j in value where !Byte.isFieldValueByte(input[j]) { throw malformed("invalid field value") }
+        return (line.lowerBound..<i, value)
+    }
+
+    /// Records the fields that decide framing, routing and the connection.
+    private mutating func noteFramingField(_ input: Input, name: Range<Int>, value: Range<Int>) throws(HTTPParseError) {
+        switch name.count {
+        case 4 where input.equalsIgnoringCase(name, "host"):
+            draft.hostFields += 1
+            guard draft.hostFields == 1 else { throw Self.malformed("duplicate Host") }
+            guard Self.isValidHost(input, value) else { throw Self.malformed("invalid Host") }
+        case 6 where input.equalsIgnoringCase(name, "expect"):
+            if input.equalsIgnoringCase(value, "100-continue") {
+                draft.expectsContinue = true
+            } else {
+                draft.unsupportedExpectation = true
+            }
+        case 10 where input.equalsIgnoringCase(name, "connection"):
+            noteConnectionOptions(input, value)
+        case 14 where input.equalsIgnoringCase(name, "content-length"):
+            guard draft.contentLength == nil else { throw Self.malformed("duplicate Content-Length") }
+            draft.contentLength = try Self.parseContentLength(input, value)
+        case 17 where input.equalsIgnoringCase(name, "transfer-encoding"):
+            draft.transferEncodingFields += 1
+            draft.transferEncodingIsChunked = input.equalsIgnoringCase(value, "chunked")
+        default:
+            break
+        }
+    }
+
+    /// `1*DIGIT` that fits in an Int.
+    private static func parseContentLength(_ input: Input, _ value: Range<Int>) throws(HTTPParseError) -> Int {
+        guard !value.isEmpty else { throw malformed("invalid Content-Length") }
+        var length = 0
+        for i in value {
+            let byte = input[i]
+            guard Byte.isDigit(byte) else { throw malformed("invalid Content-Length") }
+            let (shifted, overflow1) = length.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = shifted.addingReportingOverflow(Int(byte - Byte.zero))
+            guard !overflow1, !overflow2 else { throw malformed("invalid Content-Length") }
+            length = sum
+        }
+        return length
+    }
+
+    /// Notes `close` and `keep-alive` in a comma-separated Connection value.
+    private mutating func noteConnectionOptions(_ input: Input, _ value: Range<Int>) {
+        var start = value.lowerBound
+        while start <= value.upperBound {
+            let end = input.firstIndex(of: Byte.comma, in: start..<value.upperBound) ?? value.upperBound
+            let option = input.trimmingWhitespace(start..<end)
+            if input.equalsIgnoringCase(option, "close") {
+                draft.connectionClose = true
+            } else if input.equalsIgnoringCase(option, "keep-alive") {
+                draft.connectionKeepAlive = true
+            }
+            start = end + 1
+        }
+    }
+
+    /// `uri-host [ ":" port ]` (RFC 9110 §7.2, RFC 3986 §3.2.2); may be empty.
+    private static func isValidHost(_ input: Input, _ value: Range<Int>) -> Bool {
+        var i = value.lowerBound
+        let end = value.upperBound
+        if i < end, input[i] == Byte.leftBracket {
+            guard let close = input.firstIndex(of: Byte.rightBracket, in: i + 1..<end), close > i + 1 else {
+                return false
+            }
+            for j in i + 1..<close where !(Byte.isHostChar(input[j]) || input[j] == Byte.colon) { return false }
+            i = close + 1
+        } else {
+            while i < end, input[i] != Byte.colon {
+                if input[i] == Byte.percent {
+                    guard i + 2 < end, Byte.hexValue(input[i + 1]) != nil, Byte.hexValue(input[i + 2]) != nil else {
+                        return false
+                    }
+                    i += 3
+                    continue
+                }
+                guard Byte.isHostChar(input[i]) else { return false }
+                i += 1
+            }
+        }
+        guard i < end else { return true }
+        guard input[i] == Byte.colon else { return false }
+        for j in i + 1..<end where !Byte.isDigit(input[j]) { return false }
+        return true
+    }
+
+    // MARK: End of head
+
+    /// Checks the head as a whole and builds it.
+    private mutating func finishHead() throws(HTTPParseError) -> HTTPRequestHead {
+        let framing = try resolveFraming()
+        if draft.version == .http1_1, draft.hostFields == 0 { throw Self.malformed("missing Host") }
+        if draft.unsupportedExpectation { throw HTTPParseError(.expectationFailed, "unsupported expectation") }
+        let keepAlive = draft.version == .http1_1
+            ? !draft.connectionClose
+            : draft.connectionKeepAlive && !draft.connectionClose
+        return HTTPRequestHead(
+            method: draft.method, target: draft.target, version: draft.version,
+            headers: HTTPHeaders(draft.fields), framing: framing, keepAlive: keepAlive,
+            // A 100-continue expectation in HTTP/1.0 is ignored (RFC 9110 §10.1.1).
+            expectsContinue: draft.expectsContinue && draft.version == .http1_1)
+    }
+
+    /// The body framing of RFC 9112 §6.3, refusing anything ambiguous.
+    private func resolveFraming() throws(HTTPParseError) -> HTTPBodyFraming {
+        if draft.transferEncodingFields > 0 {
+            guard draft.contentLength == nil else { throw Self.malformed("Content-Length with Transfer-Encoding") }
+            guard draft.version == .http1_1 else { throw Self.malformed("Transfer-Encoding in HTTP/1.0") }
+            guard draft.transferEncodingFields == 1, draft.transferEncodingIsChunked else {
+                throw HTTPParseError(.notImplemented, "unsupported transfer coding")
+            }
+            return .chunked
+        }
+        if let length = draft.contentLength { return .contentLength(length) }
+        return .none
+    }
+}

@@ -1,0 +1,69 @@
+import Synchronization
+import System
+
+/// An HTTP/1.1 server: one SO_REUSEPORT listener on each of its loops, so
+/// the kernel spreads connections over the cores, and every connection
+/// lives on the loop that accepted it.
+public final class HTTPServer: Sendable {
+    public let configuration: HTTPServerConfiguration
+    public let stats = HTTPServerStats()
+    private let loops: [EventLoop]
+    private let responder: HTTPResponder
+    private let states = Mutex<[LoopBound<ServerLoopState>]>([])
+    private let boundAddress = Mutex<SocketAddress?>(nil)
+
+    public init(configuration: HTTPServerConfiguration, loops: [EventLoop], responder: @escaping HTTPResponder) {
+        precondition(!loops.isEmpty, "a server needs at least one event loop")
+        self.configuration = configuration
+        self.loops = loops
+        self.responder = responder
+    }
+
+    /// The address actually bound (with the real port when 0 was asked).
+    public var localAddress: SocketAddress? { boundAddress.withLock { $0 } }
+
+    /// Binds every listener and starts accepting.
+    public func start() async throws {
+        var address = configuration.address
+        var fds: [Int32] = []
+        do {
+            for _ in loops {
+                let fd = try Socket.listen(on: address, reusePort: true)
+                fds.append(fd)
+                if address.port == 0 { address = try Socket.localAddress(fd) }
+            }
+        } catch {
+            fds.forEach(Socket.close)
+            throw error
+        }
+        boundAddress.withLock { $0 = address }
+        let cap = max(1, (configuration.maxConnections + loops.count - 1) / loops.count)
+        let configuration = configuration, responder = responder, stats = stats
+        for (loop, fd) in zip(loops, fds) {
+            let state = try await loop.submit { () -> Result<LoopBound<ServerLoopState>, SystemError> in
+                let made = Result { () throws(SystemError) in
+                    try ServerLoopState(loop: loop, listenerFD: fd, connectionCap: cap,
+                                        configuration: configuration, responder: responder, stats: stats)
+                }
+                if case .failure = made { Socket.close(fd) }
+                return made.map { LoopBound($0, loop: loop) }
+            }.get()
+            states.withLock { $0.append(state) }
+        }
+    }
+
+    /// Graceful shutdown: stop accepting at once (new connections are
+    /// refused), close idle connections, let in-flight requests finish
+    /// within `gracePeriod`, then close whatever remains.
+    public func shutdown(gracePeriod: Duration) async {
+        let states = states.withLock { $0 }
+        for state in states { state.withValue { $0.beginDrain() } }
+        let deadline = ContinuousClock.now + gracePeriod
+        while stats.openConnections.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        for state in states {
+            await state.loop.submit { state.valueInLoop.forceClose() }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import System
+
+/// Answers one request. Never throws: the gateway's middleware turns
+/// errors into responses before they reach the server.
+public typealias HTTPResponder = @Sendable (HTTPRequest) async -> HTTPResponse
+
+/// Everything an HTTP listener needs to know; every default lives here.
+public struct HTTPServerConfiguration: Sendable {
+    /// Where to listen; port 0 picks a free port (see `HTTPServer.localAddress`).
+    public var address: SocketAddress
+    public var parserLimits: HTTPParserLimits
+    /// Open connections at most, across all loops; past it the listener
+    /// stops accepting (the kernel backlog holds newcomers) until one closes.
+    public var maxConnections: Int
+    /// Time allowed to receive a whole request head (slowloris defence).
+    public var headerTimeout: Duration
+    /// Time a handler may wait for the next body bytes.
+    public var bodyTimeout: Duration
+    /// Time a keep-alive connection may sit between requests.
+    public var idleTimeout: Duration
+    /// Time a pending write may make no progress.
+    public var writeTimeout: Duration
+
+    public init(address: SocketAddress,
+                parserLimits: HTTPParserLimits = HTTPParserLimits(),
+                maxConnections: Int = 16384,
+                headerTimeout: Duration = .seconds(10),
+                bodyTimeout: Duration = .seconds(30),
+                idleTimeout: Duration = .seconds(60),
+                writeTimeout: Duration = .seconds(30)) {
+        self.address = address
+        self.parserLimits = parserLimits
+        self.maxConnections = maxConnections
+        self.headerTimeout = headerTimeout
+        self.bodyTimeout = bodyTimeout
+        self.idleTimeout = idleTimeout
+        self.writeTimeout = writeTimeout
+    }
+
+    /// How often each loop checks its connections' deadlines: a quarter of
+    /// the shortest timeout, between 10 ms and 250 ms.
+    var sweepInterval: Duration {
+        let shortest = [headerTimeout, bodyTimeout, idleTimeout, writeTimeout].min()!
+        return min(.milliseconds(250), max(.milliseconds(10), shortest / 4))
+    }
+}

@@ -1,0 +1,14 @@
+import Synchronization
+
+/// Counters a server keeps for its metrics; read at scrape time.
+public final class HTTPServerStats: Sendable {
+    public let openConnections = Atomic<Int>(0)
+    public let acceptedConnections = Atomic<Int>(0)
+    public let requests = Atomic<Int>(0)
+    /// Requests refused by the parser (400, 413, 414, 417, 431, 501, 505).
+    public let rejectedRequests = Atomic<Int>(0)
+    /// Connections ended by a header, body, idle or write timeout.
+    public let timeouts = Atomic<Int>(0)
+
+    public init() {}
+}

@@ -1,0 +1,124 @@
+import System
+
+/// One server's presence on one event loop: its listening socket, the
+/// connections it accepted there, and the deadline sweep. Lives on, and is
+/// touched only from, that loop's thread.
+final class ServerLoopState: EventLoopHandler {
+    let loop: EventLoop
+    let configuration: HTTPServerConfiguration
+    let responder: HTTPResponder
+    let stats: HTTPServerStats
+    let dateCache = HTTPDateCache()
+    /// One read buffer shared by every connection on this loop.
+    var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+
+    private var listenerFD: Int32
+    private var listenerRegistration: Registration?
+    private var acceptPaused = false
+    private let connectionCap: Int
+    private(set) var connections: [ObjectIdentifier: HTTPConnection] = [:]
+    private(set) var draining = false
+    private var sweepTimer: UInt64?
+
+    init(loop: EventLoop, listenerFD: Int32, connectionCap: Int, configuration: HTTPServerConfiguration,
+         responder: @escaping HTTPResponder, stats: HTTPServerStats) throws(SystemError) {
+        self.loop = loop
+        self.listenerFD = listenerFD
+        self.connectionCap = connectionCap
+        self.configuration = configuration
+        self.responder = responder
+        self.stats = stats
+        listenerRegistration = try loop.register(listenerFD, for: .readable, handler: self)
+        scheduleSweep()
+    }
+
+    // MARK: Accepting
+
+    func handleEvents(_ events: EpollEvents) {
+        var accepted = 0
+        while accepted < 256, connections.count < connectionCap, listenerFD >= 0 {
+            let next: (fd: Int32, peer: SocketAddress?)?
+            do {
+                next = try Socket.accept(listenerFD)
+            } catch {
+                // Out of descriptors or memory: back off rather than spin.
+                pauseAccepting(for: .milliseconds(100))
+                return
+            }
+            guard let (fd, peer) = next else { return }
+            accepted += 1
+            adopt(fd: fd, peer: peer)
+        }
+        if connections.count >= connectionCap { pauseAccepting(for: nil) }
+    }
+
+    private func adopt(fd: Int32, peer: SocketAddress?) {
+        Socket.setNoDelay(fd)
+        let connection = HTTPConnection(fd: fd, peer: peer, owner: self)
+        do {
+            try connection.start()
+        } catch {
+            Socket.close(fd)
+            return
+        }
+        connections[ObjectIdentifier(connection)] = connection
+        stats.openConnections.add(1, ordering: .relaxed)
+        stats.acceptedConnections.add(1, ordering: .relaxed)
+    }
+
+    private func pauseAccepting(for delay: Duration?) {
+        guard !acceptPaused, let registration = listenerRegistration else { return }
+        acceptPaused = true
+        loop.modify(registration, fd: listenerFD, for: [])
+        if let delay { loop.schedule(after: delay) { [weak self] in self?.resumeAccepting() } }
+    }
+
+    private func resumeAccepting() {
+        guard acceptPaused, let registration = listenerRegistration else { return }
+        acceptPaused = false
+        loop.modify(registration, fd: listenerFD, for: .readable)
+    }
+
+    /// Called by a connection once it has closed its descriptor.
+    func connectionClosed(_ connection: HTTPConnection) {
+        guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
+        stats.openConnections.subtract(1, ordering: .relaxed)
+        if acceptPaused, connections.count < connectionCap { resumeAccepting() }
+    }
+
+    // MARK: Deadlines
+
+    private func scheduleSweep() {
+        sweepTimer = loop.schedule(after: configuration.sweepInterval) { [weak self] in
+            guard let self else { return }
+            let now = self.loop.now
+            for connection in Array(self.connections.values) { connection.checkDeadlines(now: now) }
+            self.scheduleSweep()
+        }
+    }
+
+    // MARK: Shutdown
+
+    /// Stops accepting and closes the listening socket; idle connections
+    /// close now, busy ones after their current response.
+    func beginDrain() {
+        draining = true
+        closeListener()
+        for connection in Array(connections.values) { connection.drain() }
+    }
+
+    /// Closes every remaining connection at once (the grace period is over).
+    func forceClose() {
+        for connection in Array(connections.values) { connection.close() }
+        if let sweepTimer { loop.cancelTimer(sweepTimer) }
+        sweepTimer = nil
+    }
+
+    private func closeListener() {
+        guard listenerFD >= 0 else { return }
+        if let registration = listenerRegistration { loop.deregister(registration, fd: listenerFD) }
+        listenerRegistration = nil
+        Socket.close(listenerFD)
+        listenerFD = -1
+    }
+}

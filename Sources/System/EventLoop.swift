@@ -1,0 +1,197 @@
+import CSystem
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One epoll loop on one thread. Descriptors registered with a loop, the
+/// handlers behind them and its timers are touched only on that thread;
+/// other threads reach the loop through `execute` and the task executor,
+/// which queue work and wake the loop through an eventfd.
+///
+/// `@unchecked Sendable`: the mutable loop-thread state (`handlers`,
+/// `localJobs`, `localWork`, `timers`, `eventBuffer`) is only read or
+/// written on the loop thread (checked by `assertInLoop` on every public
+/// entry to it); state shared across threads is in `remote` (a Mutex) and
+/// Atomics.
+public final class EventLoop: @unchecked Sendable {
+    /// The position of this loop in its group.
+    public let index: Int
+    let epollFD: Int32
+    let wakeFD: Int32
+
+    var handlers: [UInt64: any EventLoopHandler] = [:]
+    private var nextRegistration: UInt64 = 1
+    var localJobs: [UnownedJob] = []
+    var localWork: [() -> Void] = []
+    var timers = TimerHeap()
+    private var nextTimer: UInt64 = 1
+    private var eventBuffer: [epoll_event]
+
+    struct RemoteQueue {
+        var jobs: [UnownedJob] = []
+        var work: [@Sendable () -> Void] = []
+    }
+    let remote = Mutex(RemoteQueue())
+    private let wakePending = Atomic<Bool>(false)
+    private let stopRequested = Atomic<Bool>(false)
+    private let threadID = Atomic<UInt>(0)
+
+    /// Nanoseconds on the monotonic clock when this loop iteration began.
+    public private(set) var now: UInt64 = MonotonicClock.now()
+
+    public init(index: Int = 0) throws(SystemError) {
+        self.index = index
+        epollFD = try systemCall("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+        do {
+            wakeFD = try systemCall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
+        } catch {
+            Glibc.close(epollFD)
+            throw error
+        }
+        eventBuffer = [epoll_event](repeating: epoll_event(), count: 512)
+        var event = epoll_event()
+        csystem_epoll_event_set(&event, EPOLLIN.rawValue, 0)
+        _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event)
+    }
+
+    deinit {
+        Glibc.close(wakeFD)
+        Glibc.close(epollFD)
+    }
+
+    /// Whether the caller runs on this loop's thread.
+    @inline(__always)
+    public var inLoop: Bool { threadID.load(ordering: .relaxed) == UInt(pthread_self()) }
+
+    @inline(__always)
+    public func assertInLoop(file: StaticString = #fileID, line: UInt = #line) {
+        assert(inLoop, "called off the loop thread", file: file, line: line)
+    }
+
+    // MARK: Registrations
+
+    /// Adds `fd` to this loop's epoll set. The handler is kept until
+    /// `deregister`; the caller still owns and later closes the descriptor.
+    public func register(_ fd: Int32, for events: EpollEvents, handler: any EventLoopHandler) throws(SystemError) -> Registration {
+        assertInLoop()
+        let id = nextRegistration
+        nextRegistration += 1
+        var event = epoll_event()
+        csystem_epoll_event_set(&event, events.rawValue, id)
+        _ = try systemCall("epoll_ctl") { epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
+        handlers[id] = handler
+        return Registration(id: id)
+    }
+
+    /// Changes which events wake the handler.
+    public func modify(_ registration: Registration, fd: Int32, for events: EpollEvents) {
+        assertInLoop()
+        var event = epoll_event()
+        csystem_epoll_event_set(&event, events.rawValue, registration.id)
+        _ = epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
+    }
+
+    /// Removes `fd` from the epoll set and drops its handler. Call before
+    /// closing the descriptor.
+    public func deregister(_ registration: Registration, fd: Int32) {
+        assertInLoop()
+        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+        handlers[registration.id] = nil
+    }
+
+    // MARK: Work from anywhere
+
+    /// Runs `work` on the loop thread: later in this iteration when called
+    /// on the loop, else after waking the loop.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        if inLoop {
+            localWork.append(work)
+        } else {
+            remote.withLock { $0.work.append(work) }
+            wake()
+        }
+    }
+
+    /// Runs `body` on the loop thread and returns its result.
+    public func submit<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        if inLoop { return body() }
+        return await withCheckedContinuation { continuation in
+            execute { continuation.resume(returning: body()) }
+        }
+    }
+
+    func wake() {
+        if wakePending.exchange(true, ordering: .acquiringAndReleasing) { return }
+        var one: UInt64 = 1
+        _ = Glibc.write(wakeFD, &one, 8)
+    }
+
+    // MARK: Timers
+
+    /// Calls `action` on the loop thread after `delay`. Loop thread only.
+    @discardableResult
+    public func schedule(after delay: Duration, _ action: @escaping () -> Void) -> UInt64 {
+        assertInLoop()
+        let id = nextTimer
+        nextTimer += 1
+        timers.insert(.init(deadline: MonotonicClock.now() &+ delay.nanoseconds, id: id, action: action))
+        return id
+    }
+
+    public func cancelTimer(_ id: UInt64) {
+        assertInLoop()
+        timers.cancel(id)
+    }
+
+    // MARK: Running
+
+    /// Asks the loop to return from `run` after its current iteration.
+    public func stop() {
+        stopRequested.store(true, ordering: .releasing)
+        wake()
+    }
+
+    /// Runs the loop on the calling thread until `stop`.
+    public func run() {
+        threadID.store(UInt(pthread_self()), ordering: .relaxed)
+        defer { threadID.store(0, ordering: .relaxed) }
+        while !stopRequested.load(ordering: .acquiring) {
+            let count = eventBuffer.withUnsafeMutableBufferPointer { buffer in
+                epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), waitTimeout())
+            }
+            now = MonotonicClock.now()
+            if count > 0 { dispatch(count) }
+            runDueTimers()
+            runQueuedWork()
+        }
+    }
+
+    private func dispatch(_ count: Int32) {
+        for i in 0..<Int(count) {
+            let id = csystem_epoll_event_u64(&eventBuffer[i])
+            let bits = csystem_epoll_event_events(&eventBuffer[i])
+            if id == 0 {
+                var value: UInt64 = 0
+                _ = Glibc.read(wakeFD, &value, 8)
+                wakePending.store(false, ordering: .releasing)
+            } else if let handler = handlers[id] {
+                handler.handleEvents(EpollEvents(rawValue: bits))
+            }
+        }
+    }
+
+    private func waitTimeout() -> Int32 {
+        if !localJobs.isEmpty || !localWork.isEmpty { return 0 }
+        guard let deadline = timers.nextDeadline() else { return -1 }
+        let current = MonotonicClock.now()
+        guard deadline > current else { return 0 }
+        // Round up so a timer is never woken a hair early and spun on.
+        return Int32(clamping: (deadline - current + 999_999) / 1_000_000)
+    }
+
+    private func runDueTimers() {
+        guard let deadline = timers.nextDeadline(), deadline <= now else { return }
+        for entry in timers.popDue(now: now) { entry.action() }
+    }
+}

@@ -1,0 +1,119 @@
+import CSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The outcome of a non-blocking read or write.
+public enum IOResult: Equatable, Sendable {
+    case done(Int)
+    case wouldBlock
+    case closed
+}
+
+/// Thin, typed wrappers over the socket system calls. Every function takes
+/// or returns a raw descriptor; ownership lives with the caller's type
+/// (a listener or a connection), which closes it exactly once.
+public enum Socket {
+    /// A non-blocking listening TCP socket bound to `address`.
+    public static func listen(on address: SocketAddress, reusePort: Bool, backlog: Int32 = 4096) throws(SystemError) -> Int32 {
+        let family = address.ip.isIPv4 ? AF_INET : AF_INET6
+        let fd = try systemCall("socket") {
+            Glibc.socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        }
+        do {
+            try setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
+            if reusePort { try setOption(fd, SOL_SOCKET, SO_REUSEPORT, 1) }
+            if family == AF_INET6 { try setOption(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, 1) }
+            _ = try address.withSockAddr { (sa, len) throws(SystemError) in
+                try systemCall("bind") { Glibc.bind(fd, sa, len) }
+            }
+            _ = try systemCall("listen") { Glibc.listen(fd, backlog) }
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// Accepts one connection, non-blocking and close-on-exec; nil when none
+    /// is waiting.
+    public static func accept(_ listener: Int32) throws(SystemError) -> (fd: Int32, peer: SocketAddress?)? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let fd = withUnsafeMutablePointer(to: &storage) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                retryingEINTR { accept4(listener, sa, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)) }
+            }
+        }
+        if fd < 0 {
+            let code = currentErrno()
+            if code == EAGAIN || code == EWOULDBLOCK || code == ECONNABORTED { return nil }
+            throw SystemError("accept4", errno: code)
+        }
+        return (fd, SocketAddress(storage: storage))
+    }
+
+    /// The address a socket is bound to (to learn an ephemeral port).
+    public static func localAddress(_ fd: Int32) throws(SystemError) -> SocketAddress {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = try withUnsafeMutablePointer(to: &storage) { (p) throws(SystemError) in
+            try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { (sa) throws(SystemError) in
+                try systemCall("getsockname") { getsockname(fd, sa, &length) }
+            }
+        }
+        guard let address = SocketAddress(storage: storage) else { throw SystemError("getsockname", errno: EAFNOSUPPORT) }
+        return address
+    }
+
+    public static func setNoDelay(_ fd: Int32) {
+        try? setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
+    }
+
+    /// Reads into `buffer`; `.closed` at end of stream or on a reset.
+    @inline(__always)
+    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
+        let n = retryingEINTR { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+        if n > 0 { return .done(n) }
+        if n == 0 { return .closed }
+        let code = currentErrno()
+        return code == EAGAIN || code == EWOULDBLOCK ? .wouldBlock : .closed
+    }
+
+    /// Writes from `buffer`; `.closed` when the peer is gone.
+    @inline(__always)
+    public static func write(_ fd: Int32, from buffer: UnsafeRawBufferPointer) -> IOResult {
+        let n = retryingEINTR { Glibc.send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
+        if n >= 0 { return .done(n) }
+        let code = currentErrno()
+        return code == EAGAIN || code == EWOULDBLOCK ? .wouldBlock : .closed
+    }
+
+    /// Closes a descriptor. The caller must already have removed it from
+    /// any epoll set.
+    public static func close(_ fd: Int32) {
+        _ = Glibc.close(fd)
+    }
+
+    /// Stops further sends; the peer reads end of stream after what was sent.
+    public static func shutdownWrite(_ fd: Int32) {
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
+    private static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) throws(SystemError) {
+        var value = value
+        _ = try systemCall("setsockopt") {
+            setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<Int32>.size))
+        }
+    }
+}
+
+/// Retries a call that failed with EINTR; any other result is returned.
+@inline(__always)
+func retryingEINTR<T: FixedWidthInteger>(_ body: () -> T) -> T {
+    while true {
+        let result = body()
+        if result == -1, currentErrno() == EINTR { continue }
+        return result
+    }
+}

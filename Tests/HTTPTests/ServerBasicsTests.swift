@@ -1,0 +1,103 @@
+import Testing
+import HTTP
+import System
+
+@Suite("HTTP server over loopback")
+struct ServerBasicsTests {
+    @Test func answersAGetWithFramingAndDate() async throws {
+        let server = try await TestServer.start { request in .text("hello \(request.path)") }
+        let client = try server.client()
+        await client.send("GET /x?y=1 HTTP/1.1\r\nHost: a\r\n\r\n")
+        let responses = await client.readResponses(1)
+        #expect(responses.count == 1)
+        #expect(responses.first?.status == 200)
+        #expect(responses.first?.bodyText == "hello /x")
+        #expect(responses.first?.header("Content-Length") == "8")
+        #expect(responses.first?.header("Date")?.hasSuffix(" GMT") == true)
+        await server.stop()
+    }
+
+    @Test func keepsAliveAndAnswersPipelinedRequestsInOrder() async throws {
+        let server = try await TestServer.start { request in
+            // The first request is the slowest: order must still hold.
+            if request.path == "/1" { try? await Task.sleep(for: .milliseconds(80)) }
+            return .text(String(request.path))
+        }
+        let client = try server.client()
+        await client.send("GET /1 HTTP/1.1\r\nHost: a\r\n\r\nGET /2 HTTP/1.1\r\nHost: a\r\n\r\nGET /3 HTTP/1.1\r\nHost: a\r\n\r\n")
+        let responses = await client.readResponses(3)
+        #expect(responses.map(\.bodyText) == ["/1", "/2", "/3"])
+        await client.send("GET /4 HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(await client.readResponses(1).first?.bodyText == "/4")
+        await server.stop()
+    }
+
+    @Test func http10WithoutKeepAliveCloses() async throws {
+        let server = try await TestServer.start { _ in .text("ok") }
+        let client = try server.client()
+        await client.send("GET / HTTP/1.0\r\n\r\n")
+        let raw = String(decoding: await client.readToEnd(), as: UTF8.self)
+        #expect(raw.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(raw.contains("Connection: close\r\n"))
+        #expect(raw.hasSuffix("\r\n\r\nok"))
+        await server.stop()
+    }
+
+    @Test func http10KeepAliveIsAnnouncedAndKept() async throws {
+        let server = try await TestServer.start { _ in .text("ok") }
+        let client = try server.client()
+        await client.send("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        let first = await client.readResponses(1)
+        #expect(first.first?.header("Connection") == "keep-alive")
+        await client.send("GET / HTTP/1.0\r\n\r\n")
+        #expect(await client.readResponses(1).first?.status == 200)
+        #expect(await client.isClosedByPeer())
+        await server.stop()
+    }
+
+    @Test func connectionCloseIsHonoured() async throws {
+        let server = try await TestServer.start { _ in .text("ok") }
+        let client = try server.client()
+        await client.send("GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\nGET /ignored HTTP/1.1\r\nHost: a\r\n\r\n")
+        let responses = await client.readResponses(2)
+        #expect(responses.count == 1)
+        #expect(responses.first?.header("Connection") == "close")
+        await server.stop()
+    }
+
+    @Test func headAnswersWithoutBody() async throws {
+        let server = try await TestServer.start { _ in .text("twelve bytes") }
+        let client = try server.client()
+        await client.send("HEAD / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+        let raw = String(decoding: await client.readToEnd(), as: UTF8.self)
+        #expect(raw.contains("Content-Length: 12\r\n"))
+        #expect(raw.hasSuffix("\r\n\r\n"))
+        await server.stop()
+    }
+
+    @Test func responseSplittingHeadersAreDropped() async throws {
+        let server = try await TestServer.start { _ in
+            HTTPResponse(status: .ok, headers: ["X-Good": "yes", "X-Bad": "a\r\nSet-Cookie: evil=1", "Content-Length": "999"], bytes: Array("ok".utf8))
+        }
+        let client = try server.client()
+        await client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        let response = await client.readResponses(1).first
+        #expect(response?.header("X-Good") == "yes")
+        #expect(response?.header("X-Bad") == nil)
+        #expect(response?.header("Set-Cookie") == nil)
+        #expect(response?.header("Content-Length") == "2")
+        await server.stop()
+    }
+
+    @Test func servesIPv6Loopback() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        let server = HTTPServer(configuration: HTTPServerConfiguration(address: SocketAddress(ip: .v6(high: 0, low: 1), port: 0)),
+                                loops: group.loops) { request in .text(request.peer?.ip.description ?? "none") }
+        try await server.start()
+        let client = try RawClient(port: server.localAddress!.port, host: "::1")
+        await client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(await client.readResponses(1).first?.bodyText == "::1")
+        await server.shutdown(gracePeriod: .milliseconds(100))
+        group.shutdown()
+    }
+}
