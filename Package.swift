@@ -36,13 +36,15 @@ let package = Package(
         .target(name: "Gateway", dependencies: ["HTTP", "Configuration", "Observability", "Core"]),
         .executableTarget(name: "modgud-bff", dependencies: ["Gateway", "Configuration", "Observability", "HTTP", "System"]),
 
+        // Test helpers shared by the test targets: a raw loopback HTTP client.
+        .target(name: "TestSupport", dependencies: ["System"], path: "Tests/TestSupport"),
         .testTarget(name: "CoreTests", dependencies: ["Core"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "SystemTests", dependencies: ["System"]),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "System"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "System", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTP", "Configuration"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTP", "Configuration", "System", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

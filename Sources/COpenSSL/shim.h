@@ -9,6 +9,7 @@
 #include <openssl/kdf.h>
 #include <openssl/core_names.h>
 #include <openssl/params.h>
+#include <openssl/param_build.h>
 #include <openssl/err.h>
 #include <openssl/crypto.h>
 #include <openssl/ec.h>
@@ -16,4 +17,9 @@
 #include <openssl/x509.h>
 #include <openssl/bn.h>
 #include <openssl/ecdsa.h>
+
+// EVP_PKEY_PUBLIC_KEY is a macro OR-ing two other macros, which Swift does not import.
+static inline int modgud_evp_pkey_public_key_selection(void) {
+    return EVP_PKEY_PUBLIC_KEY;
+}
 #endif

@@ -11,9 +11,13 @@
 #include <netinet/tcp.h>
 #include <signal.h>
 #include <errno.h>
+#include <pthread.h>
 
 // accept4 is declared only under _GNU_SOURCE, which the Glibc module lacks.
 extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+
+// pthread_setname_np is declared only under _GNU_SOURCE too.
+extern int pthread_setname_np(pthread_t thread, const char *name);
 
 // errno is a macro over a thread-local function: read it through a function.
 static inline int csystem_errno(void) { return errno; }

@@ -22,14 +22,7 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
         }
         var addr = in6_addr()
         guard inet_pton(AF_INET6, string, &addr) == 1 else { return nil }
-        self.init(in6: addr)
-    }
-
-    /// Builds an address from the sixteen network-order bytes of an IPv6
-    /// address, folding IPv4-mapped addresses to IPv4.
-    public init(in6 addr: in6_addr) {
-        let bytes = withUnsafeBytes(of: addr) { Array($0) }
-        self.init(ipv6Bytes: bytes)
+        self.init(ipv6Bytes: withUnsafeBytes(of: addr) { Array($0) })
     }
 
     /// Builds an address from sixteen network-order bytes.

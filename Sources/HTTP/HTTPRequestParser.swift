@@ -12,20 +12,10 @@
 /// caller must always drop `consumed` bytes, whatever the event.
 public struct HTTPRequestParser: Sendable {
     /// Where the parser stands in the current request.
-    enum Phase: Sendable {
-        case head
-        case endWithoutBody
-        case fixedBody
-        case chunked
-    }
+    enum Phase: Sendable { case head, endWithoutBody, fixedBody, chunked }
 
     /// Where the parser stands inside a chunked body.
-    enum ChunkPhase: Sendable {
-        case sizeLine
-        case data
-        case dataEnd
-        case trailers
-    }
+    enum ChunkPhase: Sendable { case sizeLine, data, dataEnd, trailers }
 
     let limits: HTTPParserLimits
     var phase: Phase = .head
@@ -50,13 +40,15 @@ public struct HTTPRequestParser: Sendable {
 
     /// Parses from the start of `bytes` (the caller's unconsumed input).
     ///
-    /// Returns one event and how many bytes of `bytes` it consumed. After
-    /// `.needMore` the caller calls again with the same unconsumed bytes plus
-    /// more. `.body(range)` is a range inside `bytes` (already de-chunked),
-    /// counted in `consumed`. After `.head` of a request without a body, the
-    /// next call returns `.end` (consumed 0). After `.end` the parser expects
-    /// the next request (pipelining/keep-alive). After a thrown error the
-    /// parser is dead and throws the same error again.
+    /// Returns one event and how many bytes of `bytes` it consumed; drop them
+    /// whatever the event (inside a chunked body `.needMore` may consume the
+    /// framing it has processed). After `.needMore` the caller calls again
+    /// with the same unconsumed bytes plus more. `.body(range)` is a range
+    /// inside `bytes` (already de-chunked), counted in `consumed`. After
+    /// `.head` of a request without a body, the next call returns `.end`
+    /// (consumed 0). After `.end` the parser expects the next request
+    /// (pipelining/keep-alive). After a thrown error the parser is dead and
+    /// throws the same error again.
     public mutating func parse(_ bytes: UnsafeRawBufferPointer) throws(HTTPParseError)
         -> (event: HTTPParserEvent, consumed: Int)
     {
@@ -114,7 +106,7 @@ extension HTTPRequestParser {
     struct LineProgress: Sendable {
         /// Offset of the first byte of the line being read.
         var lineStart = 0
-        /// Offset up to which the current line holds no CR or LF.
+        /// Offset up to which the current line has been scanned (no line end there).
         var scanned = 0
         /// Offset where the section began (the request line, for the head).
         var sectionStart = 0
@@ -158,10 +150,12 @@ extension HTTPRequestParser {
         static let rightBracket: UInt8 = 0x5D
         static let delete: UInt8 = 0x7F
 
-        /// tchar: `!#$%&'*+-.^_`|~`, digits and letters, as bits of 0-63 and 64-127.
+        /// tchar (RFC 9110 §5.6.2): ! # $ % & ' * + - . ^ _ ` | ~, digits and
+        /// letters, as bit sets over bytes 0-63 and 64-127.
         private static let tcharLow: UInt64 = 0x03FF_6CFA_0000_0000
         private static let tcharHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE
-        /// unreserved and sub-delims of RFC 3986 (`-._~!$&'()*+,;=`, digits, letters).
+        /// unreserved and sub-delims of RFC 3986: - . _ ~ ! $ & ' ( ) * + , ; =,
+        /// digits and letters.
         private static let hostLow: UInt64 = 0x2BFF_7FD2_0000_0000
         private static let hostHigh: UInt64 = 0x47FF_FFFE_87FF_FFFE
 
@@ -179,6 +173,23 @@ extension HTTPRequestParser {
         /// A reg-name character other than `%` (RFC 3986 §3.2.2).
         @inline(__always)
         static func isHostChar(_ byte: UInt8) -> Bool { isMember(byte, low: hostLow, high: hostHigh) }
+
+        /// A control character (0x00-0x1F) or DEL.
+        @inline(__always)
+        static func isControl(_ byte: UInt8) -> Bool { byte < space || byte == delete }
+
+        private static let ones: UInt64 = 0x0101_0101_0101_0101
+        private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+        /// Whether any of the eight bytes in `word` is a control character or
+        /// DEL (exact "has less than" and "has value" tests, no false positives).
+        @inline(__always)
+        static func hasControl(_ word: UInt64) -> Bool {
+            let below = (word &- ones &* UInt64(space)) & ~word & highBits
+            let del = word ^ (ones &* UInt64(delete))
+            let isDelete = (del &- ones) & ~del & highBits
+            return below | isDelete != 0
+        }
 
         /// SP or HTAB.
         @inline(__always)
@@ -263,23 +274,41 @@ extension HTTPRequestParser {
             return lower..<upper
         }
 
-        /// Looks for CRLF from `start`. The LF must sit before `limit`; a lone
-        /// CR or LF throws, so every line of the message ends in CRLF.
+        /// Looks for CRLF from `start`. The LF must sit before `limit`. A lone
+        /// CR or LF throws, so every line of the message ends in CRLF, and so
+        /// does any other control character but HTAB: no line of a request
+        /// (request line, field, chunk line, trailer) may hold one.
         func scanLine(from start: Int, limit: Int) throws(HTTPParseError) -> LineScan {
             let end = min(bytes.count, limit)
-            var i = start
+            var i = firstControl(from: start, to: end)
             while i < end {
-                let byte = bytes[i]
-                if byte == Byte.lf { throw malformed("bare LF line ending") }
-                if byte == Byte.cr {
+                switch bytes[i] {
+                case Byte.tab:
+                    i = firstControl(from: i + 1, to: end)
+                case Byte.cr:
                     if i + 1 >= limit { return .tooLong }
                     if i + 1 == bytes.count { return .incomplete(resumeAt: i) }
                     guard bytes[i + 1] == Byte.lf else { throw malformed("bare CR") }
                     return .found(cr: i)
+                case Byte.lf:
+                    throw malformed("bare LF line ending")
+                default:
+                    throw malformed("control character")
                 }
-                i += 1
             }
             return bytes.count >= limit ? .tooLong : .incomplete(resumeAt: end)
+        }
+
+        /// The first offset in `start..<end` holding a control character or
+        /// DEL, or `end`. Tests eight bytes at a time.
+        @inline(__always)
+        private func firstControl(from start: Int, to end: Int) -> Int {
+            var i = start
+            while i + 8 <= end, !Byte.hasControl(bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
+                i += 8
+            }
+            while i < end, !Byte.isControl(bytes[i]) { i += 1 }
+            return i
         }
     }
 }

@@ -23,7 +23,11 @@ public enum Socket {
         do {
             try setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
             if reusePort { try setOption(fd, SOL_SOCKET, SO_REUSEPORT, 1) }
-            if family == AF_INET6 { try setOption(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, 1) }
+            if family == AF_INET6 {
+                // `::` listens on IPv4 too (dual-stack); a specific IPv6 address does not.
+                let dualStack = address.ip == .v6(high: 0, low: 0)
+                try setOption(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, dualStack ? 0 : 1)
+            }
             _ = try address.withSockAddr { (sa, len) throws(SystemError) in
                 try systemCall("bind") { Glibc.bind(fd, sa, len) }
             }

@@ -32,7 +32,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
             let sin6 = withUnsafePointer(to: &storage) {
                 $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee }
             }
-            ip = IPAddress(in6: sin6.sin6_addr)
+            ip = IPAddress(ipv6Bytes: withUnsafeBytes(of: sin6.sin6_addr) { Array($0) })
             port = UInt16(bigEndian: sin6.sin6_port)
         default:
             return nil

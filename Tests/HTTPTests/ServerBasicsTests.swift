@@ -1,6 +1,7 @@
 import Testing
 import HTTP
 import System
+import TestSupport
 
 @Suite("HTTP server over loopback")
 struct ServerBasicsTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import HTTP
 import System
+import TestSupport
 
 @Suite("HTTP server limits, timeouts and shutdown")
 struct ServerLimitsTests {

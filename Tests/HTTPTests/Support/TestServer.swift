@@ -1,6 +1,7 @@
 import Core
 import HTTP
 import System
+import TestSupport
 
 /// A real server on a loopback port with its own loops, for one test.
 struct TestServer {

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the gateway, its tests and its benchmarks
+# need, when they are missing. Idempotent; quiet when nothing is missing.
+# Usage: Deploy/local/ensure-packages.sh [runtime|test|bench]
+set -euo pipefail
+
+role="${1:-runtime}"
+packages=(pkg-config libssl-dev libcurl4-openssl-dev libhiredis-dev redis-server)
+case "$role" in
+    test) packages+=(python3 python3-venv) ;;
+    bench) packages+=(python3 nginx-light wrk) ;;
+esac
+
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing: ${missing[*]}"
+    sudo_cmd=()
+    [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Swift lives in /opt/swift on these machines; make sure it is found.
+if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
+    echo "export PATH=/opt/swift/usr/bin:\$PATH  # add this to your shell" >&2
+fi

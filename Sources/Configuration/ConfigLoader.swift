@@ -1,0 +1,113 @@
+import Core
+import Foundation
+
+/// Builds a ``GatewayConfig`` from the environment and an optional JSON
+/// file (`--config FILE`): environment first, then the file, then the
+/// defaults in ``SettingDefinition/all``. Every problem is reported at
+/// once, unknown `BFF_` variables and unknown file keys included.
+public enum ConfigLoader {
+    /// Loads and validates. `environment` is usually
+    /// `ProcessInfo.processInfo.environment`; only `BFF_` names are read.
+    public static func load(environment: [String: String], configFile: String?) -> Result<GatewayConfig, ConfigErrors> {
+        var reader = SettingReader()
+        if let configFile { reader.loadFile(configFile) }
+        reader.loadEnvironment(environment)
+
+        let listen = reader.value(.listen, ListenAddress.parse)
+        let adminListen = reader.value(.adminListen, ListenAddress.parse)
+        let publicOrigin = reader.value(.publicOrigin, WebOrigin.parse)
+        let modgudURL = reader.value(.modgudURL, HTTPURL.parse)
+        let clientID = reader.value(.clientID) { Result<String, ValueProblem>.success($0) }
+        let clientSecret = reader.value(.clientSecret) { Result<Secret, ValueProblem>.success(Secret($0)) }
+        let redis = reader.value(.redisURL, RedisEndpoint.parse)
+        let trustedProxies = reader.value(.trustedProxies, parseCIDRList)
+        let routes = readRoutes(&reader)
+        let loops = reader.isGiven(.loops) ? reader.integer(.loops) : min(64, max(1, ProcessInfo.processInfo.activeProcessorCount))
+        let maxConnections = reader.integer(.maxConnections)
+        let maxHeaderBytes = reader.integer(.maxHeaderBytes)
+        let maxBodyBytes = reader.integer(.maxBodyBytes)
+        let headerTimeout = reader.integer(.headerTimeout)
+        let bodyTimeout = reader.integer(.bodyTimeout)
+        let idleTimeout = reader.integer(.idleTimeout)
+        let writeTimeout = reader.integer(.writeTimeout)
+        let shutdownTimeout = reader.integer(.shutdownTimeout)
+        let logLevel = reader.choice(.logLevel).flatMap(LogLevelSetting.init(rawValue:))
+        let accessLog = reader.boolean(.accessLog)
+
+        if let listen, let adminListen, listen.conflicts(with: adminListen) {
+            reader.report(.adminListen, "\(adminListen) would share a port with BFF_LISTEN (\(listen))")
+        }
+        var client: ClientCredentials?
+        switch (clientID, clientSecret) {
+        case let (id?, secret?): client = ClientCredentials(id: id, secret: secret)
+        case (_?, nil): reader.report(.clientSecret, "is required when BFF_CLIENT_ID is set")
+        case (nil, _?): reader.report(.clientID, "is required when BFF_CLIENT_SECRET is set")
+        case (nil, nil): break
+        }
+        if let routes {
+            checkRoutesHaveModgud(routes, &reader)
+        }
+
+        guard reader.errors.isEmpty, let listen, let adminListen, let publicOrigin, let redis, let trustedProxies,
+              let routes, let loops, let maxConnections, let maxHeaderBytes, let maxBodyBytes, let headerTimeout,
+              let bodyTimeout, let idleTimeout, let writeTimeout, let shutdownTimeout, let logLevel, let accessLog
+        else {
+            return .failure(ConfigErrors(reader.errors))
+        }
+        return .success(GatewayConfig(
+            listen: listen, adminListen: adminListen, publicOrigin: publicOrigin, modgudURL: modgudURL,
+            client: client, redis: redis, trustedProxies: trustedProxies, routes: routes, eventLoops: loops,
+            maxConnections: maxConnections, maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes,
+            headerTimeout: .milliseconds(headerTimeout), bodyTimeout: .milliseconds(bodyTimeout),
+            idleTimeout: .milliseconds(idleTimeout), writeTimeout: .milliseconds(writeTimeout),
+            shutdownTimeout: .milliseconds(shutdownTimeout), logLevel: logLevel, accessLog: accessLog))
+    }
+
+    /// Loads with the options of the command line (`--config`).
+    public static func load(_ options: CommandLineOptions, environment: [String: String]) -> Result<GatewayConfig, ConfigErrors> {
+        load(environment: environment, configFile: options.configFile)
+    }
+
+    /// A comma-separated list of CIDR blocks or bare addresses; blanks
+    /// around items are ignored, empty items are not.
+    static func parseCIDRList(_ text: String) -> Result<[CIDR], ValueProblem> {
+        guard !text.isEmpty else { return .success([]) }
+        var blocks: [CIDR] = []
+        var bad: [String] = []
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let trimmed = item.trimmingCharacters(in: .whitespaces)
+            if let block = CIDR(trimmed) { blocks.append(block) } else { bad.append("\"\(trimmed)\"") }
+        }
+        guard bad.isEmpty else {
+            return .failure(ValueProblem("\(bad.joined(separator: ", ")) \(bad.count == 1 ? "is not a" : "are not") "
+                + "CIDR block\(bad.count == 1 ? "" : "s") (like 10.0.0.0/8, fd00::/8 or 192.0.2.7)"))
+        }
+        return .success(blocks)
+    }
+
+    private static func readRoutes(_ reader: inout SettingReader) -> [RouteConfig]? {
+        guard let (text, origin) = reader.text(.routes) else { return [] }
+        let (routes, errors) = RouteConfig.parseList(text, setting: SettingDefinition.routes.name)
+        guard errors.isEmpty else {
+            if case .file(let key, let path) = origin {
+                reader.record(errors.map { ConfigError(setting: $0.setting, message: "\($0.message) (\(key) in \(path))") })
+            } else {
+                reader.record(errors)
+            }
+            return nil
+        }
+        return routes
+    }
+
+    /// A route that needs tokens needs Modgud and the client credentials.
+    private static func checkRoutesHaveModgud(_ routes: [RouteConfig], _ reader: inout SettingReader) {
+        let missing = [SettingDefinition.modgudURL, .clientID, .clientSecret].filter { !reader.isGiven($0) }
+        guard !missing.isEmpty else { return }
+        for (index, route) in routes.enumerated() where route.token.needsModgud {
+            reader.record([ConfigError(
+                setting: "\(SettingDefinition.routes.name)[\(index)].token",
+                message: "token \(route.token.rawValue) needs \(missing.map(\.name).joined(separator: ", ")), which "
+                    + (missing.count == 1 ? "is" : "are") + " not set")])
+        }
+    }
+}

@@ -1,0 +1,42 @@
+extension GatewayConfig: CustomStringConvertible {
+    /// Each setting with the value in force, in the table's order; secrets
+    /// as `<redacted>`, the Redis password too, unset ones as `(not set)`.
+    public func redactedSummary() -> [(String, String)] {
+        let notSet = "(not set)"
+        func milliseconds(_ duration: Duration) -> String {
+            let (seconds, attoseconds) = duration.components
+            return String(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        }
+        let values: [String: String] = [
+            SettingDefinition.listen.name: listen.description,
+            SettingDefinition.adminListen.name: adminListen.description,
+            SettingDefinition.publicOrigin.name: publicOrigin.description,
+            SettingDefinition.modgudURL.name: modgudURL?.description ?? notSet,
+            SettingDefinition.clientID.name: client?.id ?? notSet,
+            SettingDefinition.clientSecret.name: client.map { $0.secret.description } ?? notSet,
+            SettingDefinition.redisURL.name: redis.description,
+            SettingDefinition.trustedProxies.name: trustedProxies.map(\.description).joined(separator: ","),
+            SettingDefinition.routes.name: routes.isEmpty ? "[]" : routes.map(\.description).joined(separator: "; "),
+            SettingDefinition.loops.name: String(eventLoops),
+            SettingDefinition.maxConnections.name: String(maxConnections),
+            SettingDefinition.maxHeaderBytes.name: String(maxHeaderBytes),
+            SettingDefinition.maxBodyBytes.name: String(maxBodyBytes),
+            SettingDefinition.headerTimeout.name: milliseconds(headerTimeout),
+            SettingDefinition.bodyTimeout.name: milliseconds(bodyTimeout),
+            SettingDefinition.idleTimeout.name: milliseconds(idleTimeout),
+            SettingDefinition.writeTimeout.name: milliseconds(writeTimeout),
+            SettingDefinition.shutdownTimeout.name: milliseconds(shutdownTimeout),
+            SettingDefinition.logLevel.name: logLevel.rawValue,
+            SettingDefinition.accessLog.name: String(accessLog),
+        ]
+        return SettingDefinition.all.map { setting in
+            let value = setting.isSecret && values[setting.name] != notSet ? "<redacted>" : values[setting.name]
+            return (setting.name, value ?? "(missing from the summary)")
+        }
+    }
+
+    /// `NAME=value` lines from ``redactedSummary()``; no secret appears.
+    public var description: String {
+        redactedSummary().map { "\($0.0)=\($0.1)" }.joined(separator: "\n")
+    }
+}

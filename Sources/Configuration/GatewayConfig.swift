@@ -1,0 +1,74 @@
+import Core
+
+/// Everything the gateway was configured with, typed and validated.
+///
+/// Made by ``ConfigLoader/load(environment:configFile:)``; ``defaults`` is
+/// the configuration with nothing set, for tests to start from and change.
+/// Printing it (``description``, `dump`, interpolation) never shows a
+/// secret: secrets are ``Secret`` values, and the Redis password too.
+public struct GatewayConfig: Sendable {
+    /// BFF_LISTEN: the public listener.
+    public var listen: ListenAddress
+    /// BFF_ADMIN_LISTEN: `/healthz`, `/readyz`, `/metrics`.
+    public var adminListen: ListenAddress
+    /// BFF_PUBLIC_ORIGIN: what `Origin` headers must equal.
+    public var publicOrigin: WebOrigin
+    /// BFF_MODGUD_URL: the identity server; nil until configured.
+    public var modgudURL: HTTPURL?
+    /// BFF_CLIENT_ID and BFF_CLIENT_SECRET, both or neither.
+    public var client: ClientCredentials?
+    /// BFF_REDIS_URL: the session store.
+    public var redis: RedisEndpoint
+    /// BFF_TRUSTED_PROXIES: peers whose forwarding headers are believed.
+    public var trustedProxies: [CIDR]
+    /// BFF_ROUTES: API routes, in the order given.
+    public var routes: [RouteConfig]
+    /// BFF_LOOPS: event-loop threads.
+    public var eventLoops: Int
+    /// BFF_MAX_CONNECTIONS.
+    public var maxConnections: Int
+    /// BFF_MAX_HEADER_BYTES: request line plus header section.
+    public var maxHeaderBytes: Int
+    /// BFF_MAX_BODY_BYTES: body limit of the gateway's own JSON endpoints.
+    public var maxBodyBytes: Int
+    /// BFF_HEADER_TIMEOUT_MS.
+    public var headerTimeout: Duration
+    /// BFF_BODY_TIMEOUT_MS.
+    public var bodyTimeout: Duration
+    /// BFF_IDLE_TIMEOUT_MS.
+    public var idleTimeout: Duration
+    /// BFF_WRITE_TIMEOUT_MS.
+    public var writeTimeout: Duration
+    /// BFF_SHUTDOWN_TIMEOUT_MS.
+    public var shutdownTimeout: Duration
+    /// BFF_LOG_LEVEL.
+    public var logLevel: LogLevelSetting
+    /// BFF_ACCESS_LOG.
+    public var accessLog: Bool
+
+    /// The configuration with nothing set: every table default.
+    public static var defaults: GatewayConfig {
+        switch ConfigLoader.load(environment: [:], configFile: nil) {
+        case .success(let config): return config
+        case .failure(let errors): preconditionFailure("the built-in defaults are invalid: \(errors)")
+        }
+    }
+
+    /// The route whose prefix is the longest one `path` starts with.
+    public func route(for path: some StringProtocol) -> RouteConfig? {
+        routes.filter { $0.matches(path: path) }.max { $0.prefix.count < $1.prefix.count }
+    }
+}
+
+/// The gateway's client at Modgud. Prints as `id (secret <redacted>)`.
+public struct ClientCredentials: Sendable, Hashable, CustomStringConvertible {
+    public var id: String
+    public var secret: Secret
+
+    public init(id: String, secret: Secret) {
+        self.id = id
+        self.secret = secret
+    }
+
+    public var description: String { "\(id) (secret \(secret))" }
+}

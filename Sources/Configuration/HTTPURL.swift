@@ -1,0 +1,106 @@
+import Core
+
+/// An absolute `http` or `https` URL without user info, query or fragment:
+/// the Modgud base URL, a route's upstream.
+///
+/// The scheme and host are lower-cased; `port` is always filled in (80 or
+/// 443 when not written); `path` starts with `/` (just `/` when none was
+/// written). Percent-escapes in the path are kept as written.
+public struct HTTPURL: Sendable, Hashable, CustomStringConvertible {
+    /// `http` or `https`.
+    public enum Scheme: String, Sendable, Hashable {
+        case http
+        case https
+
+        /// 80 or 443.
+        public var defaultPort: UInt16 { self == .http ? 80 : 443 }
+    }
+
+    public let scheme: Scheme
+    /// A DNS name or an IP literal; IPv6 without brackets.
+    public let host: String
+    public let port: UInt16
+    public let path: String
+
+    /// Parses `text`; nil when it is not such a URL.
+    public init?(_ text: String) {
+        guard case .success(let url) = Self.parse(text) else { return nil }
+        self = url
+    }
+
+    init(scheme: Scheme, host: String, port: UInt16, path: String) {
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.path = path
+    }
+
+    /// Whether `host` is an IPv6 literal (written in brackets in a URL).
+    public var hostIsIPv6: Bool { host.contains(":") }
+
+    /// `host[:port]` as in a `Host` header, the port left out when it is the
+    /// scheme's default.
+    public var authority: String {
+        let bracketed = hostIsIPv6 ? "[\(host)]" : host
+        return port == scheme.defaultPort ? bracketed : "\(bracketed):\(port)"
+    }
+
+    /// `scheme://authority`, the way a browser writes an `Origin`.
+    public var origin: String { "\(scheme.rawValue)://\(authority)" }
+
+    /// The normalised URL.
+    public var description: String { origin + path }
+
+    /// Reads the URL; the problem never quotes the text (it may carry a password).
+    static func parse(_ text: String) -> Result<HTTPURL, ValueProblem> {
+        guard let separator = text.range(of: "://") else {
+            return .failure(ValueProblem("must be an absolute URL starting with http:// or https://"))
+        }
+        guard let scheme = Scheme(rawValue: text[..<separator.lowerBound].lowercased()) else {
+            return .failure(ValueProblem("the scheme must be http or https"))
+        }
+        let rest = text[separator.upperBound...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        let tail = rest[authorityEnd...]
+        guard !authority.contains("@") else {
+            return .failure(ValueProblem("must not contain a user name or password"))
+        }
+        guard !tail.contains("?"), !tail.contains("#") else {
+            return .failure(ValueProblem("must not have a query or fragment"))
+        }
+        guard tail.utf8.allSatisfy(Lexical.isPathCharacter) else {
+            return .failure(ValueProblem("the path has characters that must be percent-encoded"))
+        }
+        let host: String
+        let portText: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]"),
+                  let address = IPAddress(authority[authority.index(after: authority.startIndex)..<close]) else {
+                return .failure(ValueProblem("the host in brackets must be an IPv6 address"))
+            }
+            host = address.description
+            let after = authority[authority.index(after: close)...]
+            guard after.isEmpty || after.hasPrefix(":") else {
+                return .failure(ValueProblem("unexpected text after the IPv6 host"))
+            }
+            portText = after.isEmpty ? nil : after.dropFirst()
+        } else {
+            let colon = authority.firstIndex(of: ":")
+            let name = authority[..<(colon ?? authority.endIndex)]
+            guard Lexical.isHostName(name) else {
+                return .failure(ValueProblem(name.isEmpty ? "the host is missing" : "the host is not a valid name or IPv4 address"))
+            }
+            host = name.lowercased()
+            portText = colon.map { authority[authority.index(after: $0)...] }
+        }
+        var port = scheme.defaultPort
+        if let portText {
+            guard let written = Lexical.port(portText, allowZero: false) else {
+                return .failure(ValueProblem("the port must be a number from 1 to 65535"))
+            }
+            port = written
+        }
+        return .success(HTTPURL(scheme: scheme, host: host, port: port, path: tail.isEmpty ? "/" : String(tail)))
+    }
+}

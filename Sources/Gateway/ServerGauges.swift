@@ -1,0 +1,53 @@
+import HTTP
+import Observability
+import Synchronization
+
+/// Copies each HTTP server's own counters into the metrics registry when
+/// `/metrics` is scraped (the servers count with atomics on the hot path).
+final class ServerGauges: Sendable {
+    private struct Tracked {
+        let name: String
+        let server: HTTPServer
+        var accepted = 0
+        var rejected = 0
+        var timeouts = 0
+    }
+
+    private let open: Gauge
+    private let accepted: Counter
+    private let rejected: Counter
+    private let timeouts: Counter
+    private let servers = Mutex<[Tracked]>([])
+
+    init(metrics: MetricsRegistry) {
+        open = metrics.gauge("bff_http_open_connections", help: "Connections open now, by listener.", labels: ["listener"])
+        accepted = metrics.counter("bff_http_accepted_connections_total", help: "Connections accepted, by listener.", labels: ["listener"])
+        rejected = metrics.counter("bff_http_rejected_requests_total",
+                                   help: "Requests the parser refused before any handler ran, by listener.", labels: ["listener"])
+        timeouts = metrics.counter("bff_http_timeouts_total",
+                                   help: "Connections ended by a header, body, idle or write timeout, by listener.", labels: ["listener"])
+    }
+
+    func track(_ server: HTTPServer, as name: String) {
+        servers.withLock { $0.append(Tracked(name: name, server: server)) }
+    }
+
+    /// Brings the registry up to date with every tracked server.
+    func update() {
+        servers.withLock { servers in
+            for index in servers.indices {
+                let stats = servers[index].server.stats
+                let name = servers[index].name
+                open.set([name], to: Double(stats.openConnections.load(ordering: .relaxed)))
+                Self.advance(accepted, name, &servers[index].accepted, stats.acceptedConnections.load(ordering: .relaxed))
+                Self.advance(rejected, name, &servers[index].rejected, stats.rejectedRequests.load(ordering: .relaxed))
+                Self.advance(timeouts, name, &servers[index].timeouts, stats.timeouts.load(ordering: .relaxed))
+            }
+        }
+    }
+
+    private static func advance(_ counter: Counter, _ name: String, _ seen: inout Int, _ now: Int) {
+        if now > seen { counter.increment([name], by: Double(now - seen)) }
+        seen = now
+    }
+}

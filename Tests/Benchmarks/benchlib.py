@@ -1,0 +1,133 @@
+"""Helpers shared by the benchmark scripts: start and stop processes on
+loopback ports, run wrk and parse its figures, read a process's RSS."""
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, timeout: float = 15.0) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port}")
+
+
+def rss_kib(pid: int) -> int:
+    """Resident set size of `pid` (and, for nginx, pass each worker)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def children(pid: int) -> list[int]:
+    try:
+        out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+        return [int(p) for p in out.split()]
+    except OSError:
+        return []
+
+
+class Process:
+    """A background process that is always stopped (SIGTERM, then KILL)."""
+
+    def __init__(self, argv, env=None, log_name="process"):
+        self.log = tempfile.NamedTemporaryFile(prefix=f"bench-{log_name}-", suffix=".log", delete=False)
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        self.popen = subprocess.Popen(argv, env=full_env, stdout=self.log, stderr=subprocess.STDOUT)
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def stop(self) -> int:
+        if self.popen.poll() is None:
+            self.popen.send_signal(signal.SIGTERM)
+            try:
+                self.popen.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait()
+        return self.popen.returncode
+
+
+def nginx_available() -> str | None:
+    for candidate in (shutil.which("nginx"), "/usr/sbin/nginx"):
+        if candidate and os.path.exists(candidate):
+            return candidate
+    return None
+
+
+def start_nginx(server_block: str, workers: int = 2) -> tuple[Process, Path]:
+    """Starts nginx in the foreground with a throwaway prefix directory."""
+    prefix = Path(tempfile.mkdtemp(prefix="bench-nginx-"))
+    (prefix / "logs").mkdir()
+    conf = prefix / "nginx.conf"
+    conf.write_text(f"""
+worker_processes {workers};
+daemon off;
+pid {prefix}/nginx.pid;
+error_log {prefix}/logs/error.log warn;
+events {{ worker_connections 20000; }}
+worker_rlimit_nofile 20000;
+http {{
+    access_log off;
+    keepalive_requests 100000000;
+    keepalive_timeout 60s;
+    {server_block}
+}}
+""")
+    process = Process([nginx_available(), "-p", str(prefix), "-c", str(conf)], log_name="nginx")
+    return process, prefix
+
+
+WRK_LATENCY = re.compile(r"^\s+(50|75|90|99)%\s+([\d.]+)(us|ms|s)\s*$", re.M)
+
+
+def _to_ms(value: str, unit: str) -> float:
+    return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+
+def wrk(url: str, connections: int, seconds: int, threads: int = 1, script: str | None = None) -> dict:
+    argv = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency"]
+    if script:
+        argv += ["-s", script]
+    argv.append(url)
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    latencies = {m.group(1): _to_ms(m.group(2), m.group(3)) for m in WRK_LATENCY.finditer(out)}
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    socket_errors = re.search(r"Socket errors: (.*)", out)
+    return {
+        "rps": rps,
+        "p50": latencies.get("50"),
+        "p99": latencies.get("99"),
+        "non2xx": int(errors.group(1)) if errors else 0,
+        "socket_errors": socket_errors.group(1) if socket_errors else "",
+        "raw": out,
+    }
+
+
+def build_release() -> Path:
+    subprocess.run(["swift", "build", "-c", "release", "--product", "modgud-bff"], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL)
+    return ROOT / ".build" / "release" / "modgud-bff"

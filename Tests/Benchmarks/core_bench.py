@@ -1,0 +1,103 @@
+"""The HTTP core against nginx, measured in one run on this machine.
+
+Starts the gateway (release build) and nginx (`return 200` with the same
+body, 2 workers, keep-alive) on loopback ports, drives each with wrk at 64
+and 256 connections, and prints requests/s, p50/p99 latency and the ratio,
+side by side. Then measures the gateway's idle RSS and its RSS while it
+holds 10,000 idle keep-alive connections.
+
+Usage: Tests/Benchmarks/core.sh [seconds-per-run=10]
+"""
+import socket
+import sys
+import time
+
+import benchlib as b
+
+BODY = '{"status":"ok"}'
+
+
+def hold_idle_connections(port: int, count: int) -> list[socket.socket]:
+    """Opens `count` connections, sends one request on each, reads the
+    answer, and keeps them open (keep-alive) for the caller to measure."""
+    request = b"GET /healthz HTTP/1.1\r\nHost: bench\r\n\r\n"
+    sockets = []
+    for _ in range(count):
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(request)
+        sockets.append(s)
+    for s in sockets:
+        data = b""
+        while b"\r\n\r\n" not in data or not data.endswith(BODY.encode()):
+            chunk = s.recv(4096)
+            if not chunk:
+                raise RuntimeError("connection closed while held")
+            data += chunk
+    return sockets
+
+
+def main() -> int:
+    seconds = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    binary = b.build_release()
+    public_port, admin_port, nginx_port = b.free_port(), b.free_port(), b.free_port()
+
+    gateway = b.Process([str(binary)], env={
+        "BFF_LISTEN": f"127.0.0.1:{public_port}",
+        "BFF_ADMIN_LISTEN": f"127.0.0.1:{admin_port}",
+        "BFF_LOG_LEVEL": "warning",
+        "BFF_MAX_CONNECTIONS": "16384",
+    }, log_name="gateway")
+    nginx, _ = b.start_nginx(f"""
+    server {{
+        listen 127.0.0.1:{nginx_port};
+        location / {{ default_type application/json; return 200 '{BODY}'; }}
+    }}""")
+    try:
+        b.wait_for_port(admin_port)
+        b.wait_for_port(nginx_port)
+        time.sleep(0.5)
+        idle_rss = b.rss_kib(gateway.pid)
+
+        rows = []
+        for connections in (64, 256):
+            b.wrk(f"http://127.0.0.1:{admin_port}/healthz", connections, 2)  # warm-up
+            ours = b.wrk(f"http://127.0.0.1:{admin_port}/healthz", connections, seconds)
+            b.wrk(f"http://127.0.0.1:{nginx_port}/healthz", connections, 2)
+            theirs = b.wrk(f"http://127.0.0.1:{nginx_port}/healthz", connections, seconds)
+            rows.append((connections, ours, theirs))
+
+        loaded_rss = b.rss_kib(gateway.pid)
+        held = hold_idle_connections(admin_port, 10_000)
+        time.sleep(0.5)
+        held_rss = b.rss_kib(gateway.pid)
+        for s in held:
+            s.close()
+    finally:
+        gateway_status = gateway.stop()
+        nginx.stop()
+
+    print(f"# HTTP core vs nginx `return 200` ({seconds}s per run, wrk -t1, loopback, 2 cores)")
+    print()
+    print("| connections | gateway rps | p50 ms | p99 ms | nginx rps | p50 ms | p99 ms | ratio |")
+    print("|---|---|---|---|---|---|---|---|")
+    for connections, ours, theirs in rows:
+        print(f"| {connections} | {ours['rps']:.0f} | {ours['p50']:.2f} | {ours['p99']:.2f} "
+              f"| {theirs['rps']:.0f} | {theirs['p50']:.2f} | {theirs['p99']:.2f} "
+              f"| {ours['rps'] / theirs['rps']:.2f} |")
+    for connections, ours, theirs in rows:
+        for name, result in (("gateway", ours), ("nginx", theirs)):
+            if result["non2xx"] or result["socket_errors"]:
+                print(f"WARNING {name} c={connections}: non-2xx {result['non2xx']}, socket errors {result['socket_errors']}")
+    print()
+    print("| gateway memory | RSS MiB |")
+    print("|---|---|")
+    print(f"| idle, after start | {idle_rss / 1024:.1f} |")
+    print(f"| after the load runs | {loaded_rss / 1024:.1f} |")
+    print(f"| holding 10,000 idle keep-alive connections | {held_rss / 1024:.1f} |")
+    print()
+    print(f"gateway exit status after SIGTERM: {gateway_status}")
+    return 0 if gateway_status == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

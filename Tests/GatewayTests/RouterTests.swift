@@ -1,0 +1,59 @@
+import Testing
+import HTTP
+@testable import Gateway
+
+@Suite("Router")
+struct RouterTests {
+    static func router() -> Router {
+        var router = Router()
+        let ok: Responder = { _, _ in HTTPResponse(status: .ok) }
+        router.add(.get, "/bff/user", ok)
+        router.add(.post, "/bff/logout", ok)
+        router.add(.get, "/bff/passkeys", ok)
+        router.add(.delete, "/bff/passkeys/{id}", ok)
+        router.add(.get, "/api/*", ok)
+        router.add(.get, "/api/orders/*", ok)
+        return router
+    }
+
+    static func pattern(_ match: Router.Match) -> String? {
+        if case .found(let pattern, _, _, _) = match { return pattern }
+        return nil
+    }
+
+    @Test(arguments: [
+        ("GET", "/bff/user", "/bff/user"),
+        ("HEAD", "/bff/user", "/bff/user"),
+        ("DELETE", "/bff/passkeys/abc", "/bff/passkeys/{id}"),
+        ("GET", "/api/x/y", "/api/*"),
+        ("GET", "/api/orders/7", "/api/orders/*"),
+        ("GET", "/api/orders", "/api/orders/*"),
+    ])
+    func findsTheMostSpecificRoute(method: String, path: String, expected: String) {
+        #expect(Self.pattern(Self.router().match(HTTPMethod(method), path: path[...])) == expected)
+    }
+
+    @Test func bindsPathParameters() {
+        guard case .found(_, let parameters, _, _) = Self.router().match(.delete, path: "/bff/passkeys/k-1") else {
+            Issue.record("no match")
+            return
+        }
+        #expect(parameters == ["id": "k-1"])
+    }
+
+    @Test func reportsAllowedMethodsFor405() {
+        guard case .methodNotAllowed(let allowed) = Self.router().match(.post, path: "/bff/user") else {
+            Issue.record("expected 405")
+            return
+        }
+        #expect(allowed == [.get])
+    }
+
+    @Test(arguments: ["/", "/bff", "/bff/user/extra", "/bff/passkeys/a/b", "/other"])
+    func unknownPathsAreNotFound(path: String) {
+        guard case .notFound = Self.router().match(.get, path: path[...]) else {
+            Issue.record("expected 404 for \(path)")
+            return
+        }
+    }
+}
