@@ -30,6 +30,14 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["System", "Core", "Observability"]),
         // OpenSSL: randomness, hashes, HKDF, AES-GCM, signatures.
         .target(name: "Crypto", dependencies: ["COpenSSL", "Core"]),
+        // Redis through hiredis's async API, driven by the event loops.
+        .target(name: "Redis", dependencies: ["CHiredis", "System", "Core"]),
+        // Upstream HTTP through libcurl's multi interface, driven by the event loops.
+        .target(name: "HTTPClient", dependencies: ["CCurl", "System", "Core", "HTTP"]),
+        // Sessions: the byte-store protocol, an in-memory store, sealing, the manager and cookie.
+        .target(name: "Sessions", dependencies: ["Core", "Crypto"]),
+        // The Redis implementation of the session byte store.
+        .target(name: "SessionsRedis", dependencies: ["Sessions", "Redis", "Core"]),
         // Settings from the environment and a JSON file, validated at once.
         .target(name: "Configuration", dependencies: ["Core"]),
         // Endpoints, middleware, admin listener.
@@ -43,6 +51,9 @@ let package = Package(
         .testTarget(name: "SystemTests", dependencies: ["System"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "System", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        .testTarget(name: "RedisTests", dependencies: ["Redis", "System", "Core", "TestSupport"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTP", "System", "Core", "TestSupport"]),
+        .testTarget(name: "SessionsTests", dependencies: ["Sessions", "SessionsRedis", "Redis", "System", "Core", "Crypto", "TestSupport"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTP", "Configuration", "System", "TestSupport"]),
     ],

@@ -21,6 +21,10 @@ public struct Application: Sendable {
         }
     }
 
+    /// A request no route serves does nothing, so it reads no body and
+    /// needs no CSRF check: it gets its 404 or 405 as such.
+    static let unmatched = RouteOptions(maxBodyBytes: .max, csrf: false)
+
     /// Every route registered, for checks against the OpenAPI document.
     public var routes: [(method: HTTPMethod, pattern: String)] { router.registered }
 
@@ -34,9 +38,10 @@ public struct Application: Sendable {
             context.routeOptions = options
             context.endpoint = responder
         case .methodNotAllowed(let allowed):
+            context.routeOptions = Self.unmatched
             context.endpoint = { _, _ in throw GatewayError.methodNotAllowed(allowed) }
         case .notFound:
-            break
+            context.routeOptions = Self.unmatched
         }
         var response: HTTPResponse
         do {

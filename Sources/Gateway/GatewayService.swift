@@ -23,7 +23,8 @@ public final class GatewayService: Sendable {
 
         let publicRouter = Router()
         let publicApp = Application(router: publicRouter,
-                                    middlewares: [ObservationMiddleware(metrics: metrics, accessLog: config.accessLog), ErrorMiddleware()],
+                                    middlewares: [ObservationMiddleware(metrics: metrics, accessLog: config.accessLog), ErrorMiddleware(),
+                                                  CSRFMiddleware(publicOrigin: config.publicOrigin)],
                                     logger: logger, requestIDs: requestIDs)
         publicRoutes = publicApp.routes
         publicServer = HTTPServer(configuration: Self.serverConfiguration(config, address: config.listen),

@@ -4,9 +4,13 @@ import HTTP
 public struct RouteOptions: Sendable {
     /// The largest request body the endpoint reads.
     public var maxBodyBytes: Int
+    /// Whether `CSRFMiddleware` guards the route. On by default; off only
+    /// for browser navigations and server-to-server endpoints.
+    public var csrf: Bool
 
-    public init(maxBodyBytes: Int = 64 * 1024) {
+    public init(maxBodyBytes: Int = 64 * 1024, csrf: Bool = true) {
         self.maxBodyBytes = maxBodyBytes
+        self.csrf = csrf
     }
 }
 
