@@ -9,6 +9,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "modgud-bff", targets: ["modgud-bff"]),
+        .executable(name: "modgud-sim", targets: ["modgud-sim"]),
     ],
     targets: [
         // C libraries, each imported by exactly one thin wrapper target.
@@ -38,10 +39,19 @@ let package = Package(
         .target(name: "Sessions", dependencies: ["Core", "Crypto"]),
         // The Redis implementation of the session byte store.
         .target(name: "SessionsRedis", dependencies: ["Sessions", "Redis", "Core"]),
+        // The identity-server client: Modgud's endpoints, client authentication,
+        // the forwarded address, and the classification of its answers.
+        .target(name: "Modgud", dependencies: ["HTTPClient", "HTTP", "Core", "Crypto"]),
         // Settings from the environment and a JSON file, validated at once.
         .target(name: "Configuration", dependencies: ["Core"]),
         // Endpoints, middleware, admin listener.
-        .target(name: "Gateway", dependencies: ["HTTP", "Configuration", "Observability", "Core"]),
+        .target(name: "Gateway", dependencies: ["HTTP", "Configuration", "Observability", "Core", "Modgud", "Sessions", "SessionsRedis", "Redis", "HTTPClient", "System"]),
+        // WebAuthn: CBOR, COSE keys, attestation and assertion checks, and a
+        // software authenticator (for the simulator and the tests).
+        .target(name: "WebAuthn", dependencies: ["Crypto", "Core"]),
+        // The bundled Modgud simulator: local runs, demos, tests, load tests. Never production.
+        .target(name: "ModgudSimulator", dependencies: ["HTTP", "System", "Core", "Crypto", "Observability", "WebAuthn"]),
+        .executableTarget(name: "modgud-sim", dependencies: ["ModgudSimulator", "System", "Observability"]),
         .executableTarget(name: "modgud-bff", dependencies: ["Gateway", "Configuration", "Observability", "HTTP", "System"]),
 
         // Test helpers shared by the test targets: a raw loopback HTTP client.
@@ -54,8 +64,11 @@ let package = Package(
         .testTarget(name: "RedisTests", dependencies: ["Redis", "System", "Core", "TestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTP", "System", "Core", "TestSupport"]),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions", "SessionsRedis", "Redis", "System", "Core", "Crypto", "TestSupport"]),
+        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "Crypto", "Core"]),
+        .testTarget(name: "ModgudSimulatorTests", dependencies: ["ModgudSimulator", "WebAuthn", "HTTP", "System", "Core", "Crypto", "TestSupport"]),
+        .testTarget(name: "ModgudTests", dependencies: ["Modgud", "HTTPClient", "HTTP", "Core", "System", "TestSupport"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTP", "Configuration", "System", "TestSupport"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTP", "Configuration", "System", "TestSupport", "Core", "Modgud", "Sessions", "ModgudSimulator", "WebAuthn", "Crypto"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,4 @@
 import Core
-import Foundation
 
 /// Builds a ``GatewayConfig`` from the environment and an optional JSON
 /// file (`--config FILE`): environment first, then the file, then the
@@ -22,7 +21,7 @@ public enum ConfigLoader {
         let redis = reader.value(.redisURL, RedisEndpoint.parse)
         let trustedProxies = reader.value(.trustedProxies, parseCIDRList)
         let routes = readRoutes(&reader)
-        let loops = reader.isGiven(.loops) ? reader.integer(.loops) : min(64, max(1, ProcessInfo.processInfo.activeProcessorCount))
+        let loops = reader.isGiven(.loops) ? reader.integer(.loops) : min(64, Host.onlineProcessorCount)
         let maxConnections = reader.integer(.maxConnections)
         let maxHeaderBytes = reader.integer(.maxHeaderBytes)
         let maxBodyBytes = reader.integer(.maxBodyBytes)
@@ -33,6 +32,7 @@ public enum ConfigLoader {
         let shutdownTimeout = reader.integer(.shutdownTimeout)
         let logLevel = reader.choice(.logLevel).flatMap(LogLevelSetting.init(rawValue:))
         let accessLog = reader.boolean(.accessLog)
+        let signIn = readSignInSettings(&reader)
 
         if let listen, let adminListen, listen.conflicts(with: adminListen) {
             reader.report(.adminListen, "\(adminListen) would share a port with BFF_LISTEN (\(listen))")
@@ -54,13 +54,45 @@ public enum ConfigLoader {
         else {
             return .failure(ConfigErrors(reader.errors))
         }
-        return .success(GatewayConfig(
+        var config = GatewayConfig(
             listen: listen, adminListen: adminListen, publicOrigin: publicOrigin, modgudURL: modgudURL,
             client: client, redis: redis, trustedProxies: trustedProxies, routes: routes, eventLoops: loops,
             maxConnections: maxConnections, maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes,
             headerTimeout: .milliseconds(headerTimeout), bodyTimeout: .milliseconds(bodyTimeout),
             idleTimeout: .milliseconds(idleTimeout), writeTimeout: .milliseconds(writeTimeout),
-            shutdownTimeout: .milliseconds(shutdownTimeout), logLevel: logLevel, accessLog: accessLog))
+            shutdownTimeout: .milliseconds(shutdownTimeout), logLevel: logLevel, accessLog: accessLog)
+        signIn(&config)
+        return .success(config)
+    }
+
+    /// The sign-in and session settings; returns how to apply them.
+    static func readSignInSettings(_ reader: inout SettingReader) -> (inout GatewayConfig) -> Void {
+        let forwarded = reader.choice(.forwardedHeader)
+        let timeout = reader.integer(.modgudTimeout)
+        let caFile = reader.value(.modgudCAFile) { Result<String, ValueProblem>.success($0) }
+        let scopes = reader.value(.scopes) { text -> Result<String, ValueProblem> in
+            text.split(separator: " ").isEmpty ? .failure(ValueProblem("must name at least one scope")) : .success(text)
+        }
+        let resource = reader.value(.resource) { Result<String, ValueProblem>.success($0) }
+        let cookie = reader.value(.sessionCookie) { text -> Result<String, ValueProblem> in
+            text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && !"()<>@,;:\\\"/[]?={}".utf8.contains($0) }
+                ? .success(text) : .failure(ValueProblem("must be a cookie name (a token)"))
+        }
+        let idle = reader.integer(.sessionIdleTimeout)
+        let absolute = reader.integer(.sessionAbsoluteTimeout)
+        if let idle, let absolute, idle > absolute {
+            reader.report(.sessionIdleTimeout, "must not exceed BFF_SESSION_ABSOLUTE_TIMEOUT_S")
+        }
+        return { config in
+            if let forwarded { config.forwardedHeader = forwarded }
+            if let timeout { config.modgudTimeout = .milliseconds(timeout) }
+            config.modgudCAFile = caFile
+            if let scopes { config.scopes = scopes }
+            config.resource = resource
+            if let cookie { config.sessionCookie = cookie }
+            if let idle { config.sessionIdleTimeout = .seconds(idle) }
+            if let absolute { config.sessionAbsoluteTimeout = .seconds(absolute) }
+        }
     }
 
     /// Loads with the options of the command line (`--config`).
@@ -75,7 +107,7 @@ public enum ConfigLoader {
         var blocks: [CIDR] = []
         var bad: [String] = []
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let trimmed = item.trimmingCharacters(in: .whitespaces)
+            let trimmed = Lexical.trimmingWhitespace(item, newlines: false)
             if let block = CIDR(trimmed) { blocks.append(block) } else { bad.append("\"\(trimmed)\"") }
         }
         guard bad.isEmpty else {

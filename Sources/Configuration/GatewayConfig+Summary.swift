@@ -28,6 +28,14 @@ extension GatewayConfig: CustomStringConvertible {
             SettingDefinition.shutdownTimeout.name: milliseconds(shutdownTimeout),
             SettingDefinition.logLevel.name: logLevel.rawValue,
             SettingDefinition.accessLog.name: String(accessLog),
+            SettingDefinition.forwardedHeader.name: forwardedHeader,
+            SettingDefinition.modgudTimeout.name: milliseconds(modgudTimeout),
+            SettingDefinition.modgudCAFile.name: modgudCAFile ?? notSet,
+            SettingDefinition.scopes.name: scopes,
+            SettingDefinition.resource.name: resource ?? notSet,
+            SettingDefinition.sessionCookie.name: sessionCookie,
+            SettingDefinition.sessionIdleTimeout.name: String(sessionIdleTimeout.components.seconds),
+            SettingDefinition.sessionAbsoluteTimeout.name: String(sessionAbsoluteTimeout.components.seconds),
         ]
         return SettingDefinition.all.map { setting in
             let value = setting.isSecret && values[setting.name] != notSet ? "<redacted>" : values[setting.name]

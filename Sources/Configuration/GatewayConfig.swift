@@ -45,6 +45,22 @@ public struct GatewayConfig: Sendable {
     public var logLevel: LogLevelSetting
     /// BFF_ACCESS_LOG.
     public var accessLog: Bool
+    /// BFF_FORWARDED_HEADER: which header trusted proxies set.
+    public var forwardedHeader: String = "x-forwarded-for"
+    /// BFF_MODGUD_TIMEOUT_MS: total time per call to Modgud.
+    public var modgudTimeout: Duration = .seconds(10)
+    /// BFF_MODGUD_CA_FILE: extra trust anchors for Modgud's TLS certificate.
+    public var modgudCAFile: String?
+    /// BFF_SCOPES: scopes asked for at sign-in.
+    public var scopes: String = "openid profile email offline_access"
+    /// BFF_RESOURCE: the default audience (RFC 8707).
+    public var resource: String?
+    /// BFF_SESSION_COOKIE: the session cookie's name.
+    public var sessionCookie: String = "__Host-bff"
+    /// BFF_SESSION_IDLE_TIMEOUT_S.
+    public var sessionIdleTimeout: Duration = .seconds(1800)
+    /// BFF_SESSION_ABSOLUTE_TIMEOUT_S.
+    public var sessionAbsoluteTimeout: Duration = .seconds(43200)
 
     /// The configuration with nothing set: every table default.
     public static var defaults: GatewayConfig {

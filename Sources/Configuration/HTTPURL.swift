@@ -53,7 +53,7 @@ public struct HTTPURL: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads the URL; the problem never quotes the text (it may carry a password).
     static func parse(_ text: String) -> Result<HTTPURL, ValueProblem> {
-        guard let separator = text.range(of: "://") else {
+        guard let separator = text.firstRange(of: "://") else {
             return .failure(ValueProblem("must be an absolute URL starting with http:// or https://"))
         }
         guard let scheme = Scheme(rawValue: text[..<separator.lowerBound].lowercased()) else {

@@ -1,4 +1,4 @@
-import Foundation
+import Core
 
 extension RouteConfig {
     /// The keys a route object may have.
@@ -7,13 +7,13 @@ extension RouteConfig {
     /// Reads BFF_ROUTES (JSON text). Every problem is returned, each named
     /// `BFF_ROUTES[index].key`; URLs are never quoted.
     static func parseList(_ text: String, setting: String) -> ([RouteConfig], [ConfigError]) {
-        let json: Any
+        let json: JSON
         do {
-            json = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+            json = try JSON.parse(text, limits: JSONValue.limits)
         } catch {
-            return ([], [ConfigError(setting: setting, message: "is not valid JSON")])
+            return ([], [ConfigError(setting: setting, message: "is not valid JSON (\(error))")])
         }
-        guard let array = json as? [Any] else {
+        guard let array = json.arrayValue else {
             return ([], [ConfigError(setting: setting, message: "must be a JSON array of route objects")])
         }
         var routes: [RouteConfig] = []
@@ -21,7 +21,7 @@ extension RouteConfig {
         var seen: [String: Int] = [:]
         for (index, element) in array.enumerated() {
             let name = "\(setting)[\(index)]"
-            guard let object = element as? [String: Any] else {
+            guard case .object(let object) = element else {
                 errors.append(ConfigError(setting: name, message: "must be an object"))
                 continue
             }
@@ -39,7 +39,7 @@ extension RouteConfig {
         return (routes, errors)
     }
 
-    private static func parse(_ object: [String: Any], name: String) -> (RouteConfig?, [ConfigError]) {
+    private static func parse(_ object: JSONObject, name: String) -> (RouteConfig?, [ConfigError]) {
         var errors: [ConfigError] = []
         func problem(_ key: String, _ message: String) {
             errors.append(ConfigError(setting: "\(name).\(key)", message: message))
@@ -70,8 +70,8 @@ extension RouteConfig {
             }
         }
         var resource: String?
-        if let value = object["resource"], !(value is NSNull) {
-            if let text = value as? String, isAbsoluteURI(text) {
+        if let value = object["resource"], !value.isNull {
+            if let text = value.stringValue, isAbsoluteURI(text) {
                 resource = text
                 if token == RouteConfig.TokenMode.none { problem("resource", "has no effect with token none") }
             } else {
@@ -79,12 +79,12 @@ extension RouteConfig {
             }
         }
         var methods: [String]?
-        if let value = object["methods"], !(value is NSNull) {
+        if let value = object["methods"], !value.isNull {
             methods = parseMethods(value) { problem("methods", $0) }
         }
         var maxBodyBytes: Int?
-        if let value = object["maxBodyBytes"], !(value is NSNull) {
-            if let number = JSONValue.integer(value), bodyLimitRange.contains(number) {
+        if let value = object["maxBodyBytes"], !value.isNull {
+            if let number = value.intValue, bodyLimitRange.contains(number) {
                 maxBodyBytes = number
             } else {
                 problem("maxBodyBytes", "must be an integer from 0 to \(bodyLimitRange.upperBound)")
@@ -95,13 +95,13 @@ extension RouteConfig {
                             methods: methods, maxBodyBytes: maxBodyBytes), [])
     }
 
-    private static func requiredString(_ object: [String: Any], _ key: String,
+    private static func requiredString(_ object: JSONObject, _ key: String,
                                        _ problem: (String, String) -> Void) -> String? {
-        guard let value = object[key], !(value is NSNull) else {
+        guard let value = object[key], !value.isNull else {
             problem(key, "is required")
             return nil
         }
-        guard let text = value as? String else {
+        guard let text = value.stringValue else {
             problem(key, "must be a string")
             return nil
         }
@@ -126,15 +126,15 @@ extension RouteConfig {
         return nil
     }
 
-    private static func parseMethods(_ value: Any, _ problem: (String) -> Void) -> [String]? {
-        guard let list = value as? [Any], !list.isEmpty else {
+    private static func parseMethods(_ value: JSON, _ problem: (String) -> Void) -> [String]? {
+        guard let list = value.arrayValue, !list.isEmpty else {
             problem("must be a non-empty array of method names")
             return nil
         }
         var methods: [String] = []
         var valid = true
         for item in list {
-            guard let method = item as? String, !method.isEmpty, method.utf8.allSatisfy(Lexical.isTokenCharacter) else {
+            guard let method = item.stringValue, !method.isEmpty, method.utf8.allSatisfy(Lexical.isTokenCharacter) else {
                 problem("each method must be an HTTP token such as \"GET\"")
                 valid = false
                 continue

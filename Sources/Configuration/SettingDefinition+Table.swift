@@ -4,6 +4,8 @@ extension SettingDefinition {
         listen, adminListen, publicOrigin, modgudURL, clientID, clientSecret, redisURL, trustedProxies,
         routes, loops, maxConnections, maxHeaderBytes, maxBodyBytes, headerTimeout, bodyTimeout,
         idleTimeout, writeTimeout, shutdownTimeout, logLevel, accessLog,
+        forwardedHeader, modgudTimeout, modgudCAFile, scopes, resource, sessionCookie, sessionIdleTimeout,
+        sessionAbsoluteTimeout,
     ]
 
     /// The row for an environment variable name, if there is one.

@@ -1,4 +1,4 @@
-import Foundation
+import Core
 
 /// Gathers each setting's text from the file, then the environment (which
 /// wins), falls back to the table's default, and collects every problem.
@@ -14,17 +14,28 @@ struct SettingReader {
 
     /// Reads the JSON file: an object whose keys are the table's JSON keys.
     mutating func loadFile(_ path: String) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
-            errors.append(ConfigError(setting: "--config", message: "the file \(path) \(reason)"))
+        let bytes: [UInt8]
+        switch Host.contents(of: path, limit: JSONValue.limits.maxBytes) {
+        case .success(let contents): bytes = contents
+        case .failure(let problem):
+            errors.append(ConfigError(setting: "--config", message: "the file \(path) \(problem.phrase)"))
             return
         }
-        guard let json = try? JSONSerialization.jsonObject(with: data),
-              let object = json as? [String: Any] else {
-            errors.append(ConfigError(setting: "--config", message: "the file \(path) is not a JSON object"))
+        // A UTF-8 byte order mark, as some Windows editors write, is skipped.
+        let skipped = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let object: JSONObject
+        do {
+            guard case .object(let parsed) = try JSON.parse(bytes[skipped...], limits: JSONValue.limits) else {
+                errors.append(ConfigError(setting: "--config", message: "the file \(path) is not a JSON object"))
+                return
+            }
+            object = parsed
+        } catch {
+            let located = JSONError(error.reason, at: error.offset + skipped)
+            errors.append(ConfigError(setting: "--config", message: "the file \(path) is not valid JSON (\(located))"))
             return
         }
-        for key in object.keys.sorted() {
+        for (key, value) in object.pairs.sorted(by: { $0.key < $1.key }) {
             guard let setting = SettingDefinition.forJSONKey(key) else {
                 let hint = SettingDefinition.named(key).map(\.jsonKey)
                     ?? Lexical.suggestion(for: key, among: SettingDefinition.all.map(\.jsonKey))
@@ -32,7 +43,7 @@ struct SettingReader {
                     + (hint.map { "; did you mean \($0)?" } ?? "")))
                 continue
             }
-            switch JSONValue.settingText(object[key]!, kind: setting.kind) {
+            switch JSONValue.settingText(value, kind: setting.kind) {
             case .success(let text?):
                 given[setting.name] = (text, .file(key: key, path: path))
             case .success(nil):
@@ -53,7 +64,7 @@ struct SettingReader {
                     + (hint.map { "; did you mean \($0)?" } ?? "")))
                 continue
             }
-            let text = value.trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = Lexical.trimmingWhitespace(value[...], newlines: true)
             if !text.isEmpty { given[setting.name] = (text, .environment) }
         }
     }

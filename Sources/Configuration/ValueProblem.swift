@@ -23,6 +23,23 @@ enum Lexical {
 
     static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
+    /// `text` without leading and trailing white space: the Unicode
+    /// `White_Space` characters (blanks, tab, no-break spaces…) and U+200B
+    /// ZERO WIDTH SPACE, with the line breaks (LF, VT, FF, CR, NEL, U+2028,
+    /// U+2029) only when `newlines` is set. These are exactly Foundation's
+    /// `.whitespacesAndNewlines` and `.whitespaces`, which this replaces.
+    static func trimmingWhitespace(_ text: Substring, newlines: Bool) -> String {
+        func isTrimmed(_ scalar: Unicode.Scalar) -> Bool {
+            guard scalar.properties.isWhitespace || scalar.value == 0x200B else { return false }
+            return newlines || !((0x0A...0x0D).contains(scalar.value) || scalar.value == 0x85
+                || scalar.value == 0x2028 || scalar.value == 0x2029)
+        }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isTrimmed($0) }),
+              let last = scalars.lastIndex(where: { !isTrimmed($0) }) else { return "" }
+        return String(scalars[first...last])
+    }
+
     /// An HTTP token character (RFC 9110 §5.6.2 `tchar`).
     static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {

@@ -1,3 +1,4 @@
+import Core
 import HTTP
 import Observability
 
@@ -20,7 +21,7 @@ public struct AdminEndpoints: Sendable {
     public func register(in router: inout Router) {
         router.add(.get, "/healthz") { _, _ in
             HTTPResponse(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
-                         bytes: JSONBody.encode(["status": .string("ok")]))
+                         bytes: JSON.object(["status": "ok"]).serialized)
         }
         router.add(.get, "/readyz") { _, _ in await readiness() }
         router.add(.get, "/metrics") { _, _ in
@@ -32,15 +33,15 @@ public struct AdminEndpoints: Sendable {
 
     /// 200 when every check passes, else 503 naming the failures.
     func readiness() async -> HTTPResponse {
-        var results: [(String, JSONBody)] = []
+        var results = JSONObject()
         var ready = true
         for check in checks {
             let failure = await check.check()
             if failure != nil { ready = false }
-            results.append((check.name, .string(failure ?? "ok")))
+            results[check.name] = .string(failure ?? "ok")
         }
-        let body = JSONBody.object([("status", .string(ready ? "ready" : "not_ready")), ("checks", .object(results))])
+        let body: JSON = ["status": .string(ready ? "ready" : "not_ready"), "checks": .object(results)]
         return HTTPResponse(status: ready ? .ok : .serviceUnavailable,
-                            headers: ["Content-Type": "application/json", "Cache-Control": "no-store"], bytes: body.bytes)
+                            headers: ["Content-Type": "application/json", "Cache-Control": "no-store"], bytes: body.serialized)
     }
 }

@@ -1,3 +1,4 @@
+import Core
 import HTTP
 
 /// An error a client may see: rendered as
@@ -21,7 +22,7 @@ public struct GatewayError: Error, Sendable, Equatable {
         var headers = headers
         headers.set("Content-Type", "application/json")
         headers.set("Cache-Control", "no-store")
-        let body = JSONBody.encode(["error": .string(code), "error_description": .string(description)])
+        let body = JSON.object(["error": .string(code), "error_description": .string(description)]).serialized
         return HTTPResponse(status: status, headers: headers, bytes: body)
     }
 

@@ -46,7 +46,14 @@ public enum GatewayMain {
             logger.error("gateway.start_failed", ["reason": .string(error.description)])
             return 1
         }
-        let service = GatewayService(config: config, group: group, logger: logger)
+        let service: GatewayService
+        do {
+            service = try GatewayService(config: config, group: group, logger: logger)
+        } catch {
+            logger.error("gateway.start_failed", ["reason": .string(String(describing: error))])
+            group.shutdown()
+            return 1
+        }
         do {
             try await service.start()
         } catch {

@@ -1,27 +1,56 @@
 import Configuration
 import Core
 import HTTP
+import HTTPClient
+import Modgud
 import Observability
+import Redis
+import Sessions
+import SessionsRedis
 import System
 
 /// The running gateway: the public listener and the admin listener on one
-/// group of event loops, with the metrics and logger they share.
+/// group of event loops, with the clients (Redis, Modgud) and the metrics
+/// and logger they share.
 public final class GatewayService: Sendable {
     public let config: GatewayConfig
     public let logger: Logger
     public let metrics: MetricsRegistry
     public let publicServer: HTTPServer
     public let adminServer: HTTPServer
+    public let redis: RedisClient
+    public let http: HTTPClient
+    public let modgud: ModgudClient?
+    public let sessions: SessionManager
     /// The public listener's routes, for checks against Docs/openapi.yaml.
     public let publicRoutes: [(method: HTTPMethod, pattern: String)]
 
-    public init(config: GatewayConfig, group: EventLoopGroup, logger: Logger, metrics: MetricsRegistry = MetricsRegistry()) {
+    public init(config: GatewayConfig, group: EventLoopGroup, logger: Logger, metrics: MetricsRegistry = MetricsRegistry()) throws {
         self.config = config
         self.logger = logger
         self.metrics = metrics
         let requestIDs = RequestIDGenerator()
 
-        let publicRouter = Router()
+        let redis = RedisClient(configuration: Self.redisConfiguration(config), loops: group.loops)
+        let sessions = SessionManager(store: RedisSessionStore(client: redis), configuration: Self.sessionConfiguration(config))
+        var clientSettings = HTTPClientConfiguration(connectTimeout: .seconds(2), timeout: config.modgudTimeout)
+        clientSettings.caFile = config.modgudCAFile
+        let http = try HTTPClient(configuration: clientSettings, loops: group.loops)
+        let modgud = Self.modgudConfiguration(config).map { ModgudClient(configuration: $0, http: http) }
+        self.redis = redis
+        self.sessions = sessions
+        self.http = http
+        self.modgud = modgud
+
+        var publicRouter = Router()
+        let bodyLimit = RouteOptions(maxBodyBytes: config.maxBodyBytes)
+        if let modgud {
+            let shared = SignInContext(modgud: modgud, sessions: sessions, relay: ModgudRelay(metrics: metrics),
+                                       addresses: ClientAddressResolver(trustedProxies: config.trustedProxies,
+                                                                          header: ForwardedHeader(rawValue: config.forwardedHeader) ?? .xForwardedFor))
+            SignInEndpoints(shared: shared, capabilities: Self.capabilities(config))
+                .register(in: &publicRouter, options: bodyLimit)
+        }
         let publicApp = Application(router: publicRouter,
                                     middlewares: [ObservationMiddleware(metrics: metrics, accessLog: config.accessLog), ErrorMiddleware(),
                                                   CSRFMiddleware(publicOrigin: config.publicOrigin)],
@@ -32,7 +61,8 @@ public final class GatewayService: Sendable {
 
         var adminRouter = Router()
         let servers = ServerGauges(metrics: metrics)
-        let admin = AdminEndpoints(checks: [], metrics: metrics, beforeScrape: { servers.update() })
+        let admin = AdminEndpoints(checks: Self.readinessChecks(redis: redis, modgud: modgud), metrics: metrics,
+                                   beforeScrape: { servers.update() })
         admin.register(in: &adminRouter)
         let adminApp = Application(router: adminRouter,
                                    middlewares: [ObservationMiddleware(metrics: metrics, accessLog: false), ErrorMiddleware()],
@@ -43,33 +73,43 @@ public final class GatewayService: Sendable {
         servers.track(adminServer, as: "admin")
     }
 
-    static func serverConfiguration(_ config: GatewayConfig, address: ListenAddress) -> HTTPServerConfiguration {
-        HTTPServerConfiguration(
-            address: SocketAddress(ip: address.host, port: address.port),
-            parserLimits: HTTPParserLimits(maxHeaderBytes: config.maxHeaderBytes),
-            maxConnections: config.maxConnections,
-            headerTimeout: config.headerTimeout,
-            bodyTimeout: config.bodyTimeout,
-            idleTimeout: config.idleTimeout,
-            writeTimeout: config.writeTimeout)
-    }
-
     public func start() async throws {
+        redis.start()
         try await publicServer.start()
         try await adminServer.start()
         logger.info("gateway.started", [
             "listen": .string(publicServer.localAddress?.description ?? "?"),
             "adminListen": .string(adminServer.localAddress?.description ?? "?"),
+            "signIn": .bool(modgud != nil),
         ])
+        if let modgud { Task.detached { [logger] in await Self.discover(modgud, logger: logger) } }
+    }
+
+    /// Reads Modgud's discovery document, retrying with back-off until it
+    /// answers; until then the documented endpoint paths are used.
+    static func discover(_ modgud: ModgudClient, logger: Logger) async {
+        var delay = Duration.milliseconds(250)
+        for attempt in 1... {
+            if await modgud.discover() {
+                logger.info("modgud.discovered", ["attempts": .int(attempt)])
+                return
+            }
+            if attempt == 1 { logger.warning("modgud.discovery_failed", ["retrying": .bool(true)]) }
+            try? await Task.sleep(for: delay)
+            if Task.isCancelled { return }
+            delay = min(delay * 2, .seconds(30))
+        }
     }
 
     /// Stops accepting on both listeners and lets in-flight requests finish
-    /// within the configured shutdown timeout.
+    /// within the configured shutdown timeout, then closes the clients.
     public func shutdown() async {
         logger.info("gateway.draining", ["gracePeriodMs": .int(Int(config.shutdownTimeout.nanoseconds / 1_000_000))])
         async let publicDone: Void = publicServer.shutdown(gracePeriod: config.shutdownTimeout)
         async let adminDone: Void = adminServer.shutdown(gracePeriod: config.shutdownTimeout)
         _ = await (publicDone, adminDone)
+        await redis.close()
+        await http.shutdown()
         logger.info("gateway.stopped")
     }
 }

@@ -7,10 +7,14 @@ struct TemporaryConfigFile {
     let path: String
 
     init(_ contents: String) throws {
+        try self.init(bytes: Array(contents.utf8))
+    }
+
+    init(bytes: [UInt8]) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bff-config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         path = directory.appendingPathComponent("config.json").path
-        try Data(contents.utf8).write(to: URL(fileURLWithPath: path))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }

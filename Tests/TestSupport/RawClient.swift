@@ -33,9 +33,8 @@ public final class RawClient: @unchecked Sendable {
             result = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         }
         guard result == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw SystemError("connect", errno: code)
+            // deinit still runs for a fully initialised instance and closes fd.
+            throw SystemError("connect", errno: errno)
         }
     }
 

@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few things Configuration needs from the operating system, through
+/// libc rather than Foundation: reading the `--config` file and counting
+/// processors. Used once at start-up, so blocking calls are fine.
+enum Host {
+    /// Why a file could not be read: a phrase after "the file PATH".
+    enum ReadProblem: Error, Equatable {
+        case missing
+        case unreadable
+        case tooLarge(limit: Int)
+
+        var phrase: String {
+            switch self {
+            case .missing: "does not exist"
+            case .unreadable: "cannot be read"
+            case .tooLarge(let limit): "is larger than \(limit) bytes"
+            }
+        }
+    }
+
+    /// The whole file, or why not; larger than `limit` bytes is refused.
+    static func contents(of path: String, limit: Int) -> Result<[UInt8], ReadProblem> {
+        let descriptor = retryingEINTR { open(path, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else {
+            return .failure(errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable)
+        }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                retryingEINTR { read(descriptor, buffer.baseAddress, buffer.count) }
+            }
+            guard count >= 0 else { return .failure(.unreadable) }
+            if count == 0 { return .success(bytes) }
+            guard bytes.count + count <= limit else { return .failure(.tooLarge(limit: limit)) }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    /// Processors online: `sysconf(_SC_NPROCESSORS_ONLN)`, what Foundation's
+    /// `ProcessInfo.activeProcessorCount` reports on Linux. At least 1.
+    static var onlineProcessorCount: Int {
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+
+    private static func retryingEINTR<T: FixedWidthInteger>(_ call: () -> T) -> T {
+        while true {
+            let result = call()
+            if result == -1, errno == EINTR { continue }
+            return result
+        }
+    }
+}

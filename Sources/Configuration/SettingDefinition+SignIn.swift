@@ -1,0 +1,26 @@
+extension SettingDefinition {
+    public static let forwardedHeader = SettingDefinition(
+        "BFF_FORWARDED_HEADER", kind: .choice(["x-forwarded-for", "forwarded"]), default: .value("x-forwarded-for"),
+        summary: "The header a trusted proxy puts the client address in; only this one is read.")
+    public static let modgudTimeout = SettingDefinition(
+        "BFF_MODGUD_TIMEOUT_MS", kind: .integer(100...120_000), default: .value("10000"),
+        summary: "Total time allowed per call to Modgud; past it the browser gets 504.")
+    public static let modgudCAFile = SettingDefinition(
+        "BFF_MODGUD_CA_FILE", kind: .text, default: .unset,
+        summary: "A PEM file of CA certificates to trust for Modgud's TLS (a private CA); verification stays on.")
+    public static let scopes = SettingDefinition(
+        "BFF_SCOPES", kind: .text, default: .value("openid profile email offline_access"),
+        summary: "Scopes asked for at sign-in, space-separated; `offline_access` is needed for a refresh token.")
+    public static let resource = SettingDefinition(
+        "BFF_RESOURCE", kind: .text, default: .unset,
+        summary: "The default audience (RFC 8707 `resource`) of the tokens asked for at sign-in.")
+    public static let sessionCookie = SettingDefinition(
+        "BFF_SESSION_COOKIE", kind: .text, default: .value("__Host-bff"),
+        summary: "Name of the session cookie; keep the `__Host-` prefix.")
+    public static let sessionIdleTimeout = SettingDefinition(
+        "BFF_SESSION_IDLE_TIMEOUT_S", kind: .integer(60...86_400), default: .value("1800"),
+        summary: "Seconds a session lives without use; renewed on use.")
+    public static let sessionAbsoluteTimeout = SettingDefinition(
+        "BFF_SESSION_ABSOLUTE_TIMEOUT_S", kind: .integer(300...2_592_000), default: .value("43200"),
+        summary: "Seconds a session lives at most after sign-in (never beyond the refresh token).")
+}

@@ -1,0 +1,63 @@
+import Configuration
+import Core
+import HTTP
+import Modgud
+import Redis
+import Sessions
+import System
+
+extension GatewayService {
+    static func serverConfiguration(_ config: GatewayConfig, address: ListenAddress) -> HTTPServerConfiguration {
+        HTTPServerConfiguration(
+            address: SocketAddress(ip: address.host, port: address.port),
+            parserLimits: HTTPParserLimits(maxHeaderBytes: config.maxHeaderBytes),
+            maxConnections: config.maxConnections,
+            headerTimeout: config.headerTimeout,
+            bodyTimeout: config.bodyTimeout,
+            idleTimeout: config.idleTimeout,
+            writeTimeout: config.writeTimeout)
+    }
+
+    static func redisConfiguration(_ config: GatewayConfig) -> RedisConfiguration {
+        RedisConfiguration(host: config.redis.host, port: Int(config.redis.port), username: config.redis.username,
+                           password: config.redis.password, database: config.redis.database)
+    }
+
+    /// Sign-in needs Modgud's URL and the login client; without them the
+    /// gateway serves no `/bff/*` sign-in endpoint.
+    static func modgudConfiguration(_ config: GatewayConfig) -> ModgudConfiguration? {
+        guard let url = config.modgudURL, let client = config.client else { return nil }
+        return ModgudConfiguration(baseURL: url.description, clientID: client.id, clientSecret: client.secret,
+                                   scopes: config.scopes, resource: config.resource, timeout: config.modgudTimeout)
+    }
+
+    static func sessionConfiguration(_ config: GatewayConfig) -> SessionConfiguration {
+        SessionConfiguration(cookieName: config.sessionCookie, idleTimeout: config.sessionIdleTimeout,
+                             absoluteTimeout: config.sessionAbsoluteTimeout)
+    }
+
+    /// What `/bff/capabilities` reports.
+    static func capabilities(_ config: GatewayConfig) -> JSON {
+        let signIn = config.modgudURL != nil && config.client != nil
+        return ["signIn": ["emailCode": .bool(signIn), "magicLink": .bool(signIn), "passkey": .bool(signIn), "register": .bool(signIn)],
+                "features": ["apiProxy": .bool(!config.routes.isEmpty)]]
+    }
+
+    /// `/readyz`: Redis answers PING; Modgud answers its discovery document
+    /// (checked at most every few seconds).
+    static func readinessChecks(redis: RedisClient, modgud: ModgudClient?) -> [any ReadinessCheck] {
+        var checks: [any ReadinessCheck] = [ClosureReadinessCheck("redis") {
+            do {
+                try await redis.ping()
+                return nil
+            } catch {
+                return "unreachable"
+            }
+        }]
+        if let modgud {
+            let probe = CachedProbe(lifetime: .seconds(5)) { await modgud.discover() }
+            checks.append(ClosureReadinessCheck("modgud") { await probe.value() ? nil : "unreachable" })
+        }
+        return checks
+    }
+}

@@ -1,0 +1,101 @@
+import Core
+import HTTP
+import Modgud
+import Observability
+
+/// How Modgud's answers reach the browser (bff-api.md, Conventions):
+/// a 429 byte for byte with `Retry-After` and any `RateLimit-*` headers;
+/// other answers with their status and JSON body, minus what the gateway
+/// keeps; 5xx and unreachable as 502, a timeout as 504.
+public struct ModgudRelay: Sendable {
+    let rateLimited: Counter
+    let calls: Counter
+
+    public init(metrics: MetricsRegistry) {
+        rateLimited = metrics.counter("bff_modgud_rate_limited_total",
+                                      help: "Modgud 429 answers passed through to the browser, by endpoint, policy and dimension.",
+                                      labels: ["endpoint", "policy", "dimension"])
+        calls = metrics.counter("bff_modgud_calls_total", help: "Calls to Modgud, by endpoint and outcome class.",
+                                labels: ["endpoint", "outcome"])
+    }
+
+    /// The headers of a 429 that travel with it.
+    static func isRateLimitHeader(_ name: String) -> Bool {
+        name.equalsIgnoringASCIICase("Retry-After") || name.equalsIgnoringASCIICase("Content-Type")
+            || name.lowercased().hasPrefix("ratelimit")
+    }
+
+    /// A 429 exactly as Modgud sent it: status, body bytes, Retry-After,
+    /// RateLimit-* and Content-Type. Counted and logged; never retried.
+    public func rateLimitedResponse(_ reply: ModgudReply, endpoint: String, context: RequestContext) -> HTTPResponse {
+        let info = reply.rateLimit ?? RateLimitInfo(policy: "unknown", dimension: "unknown", retryAfterSeconds: nil)
+        rateLimited.increment([endpoint, Self.label(info.policy), Self.label(info.dimension)])
+        calls.increment([endpoint, "rate_limited"])
+        context.logger.info("modgud.rate_limited", [
+            "endpoint": .string(endpoint), "policy": .string(info.policy), "dimension": .string(info.dimension),
+            "retryAfterSeconds": .int(info.retryAfterSeconds ?? -1),
+        ])
+        var headers = HTTPHeaders()
+        for field in reply.headers where Self.isRateLimitHeader(field.name) { headers.add(field.name, field.value) }
+        headers.set("Cache-Control", "no-store")
+        return HTTPResponse(status: reply.status, headers: headers, bytes: reply.body)
+    }
+
+    /// Modgud's JSON answer with its status, for endpoints whose answer
+    /// holds nothing the gateway must keep (the uniform 200s, problem
+    /// details, name-required 400s). 5xx become 502.
+    public func relay(_ reply: ModgudReply, endpoint: String, context: RequestContext) -> HTTPResponse {
+        if reply.isRateLimited { return rateLimitedResponse(reply, endpoint: endpoint, context: context) }
+        if reply.status.code >= 500 { return upstreamError(reply.status.code, endpoint: endpoint, context: context) }
+        calls.increment([endpoint, reply.isSuccess ? "ok" : "refused"])
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", reply.headers["Content-Type"] ?? "application/json")
+        headers.add("Cache-Control", "no-store")
+        return HTTPResponse(status: reply.status, headers: headers, bytes: reply.body)
+    }
+
+    /// An OAuth error from `/connect/token` or a Bearer endpoint, reduced to
+    /// `error` and `error_description` (and `max_age`) so nothing else in
+    /// Modgud's body can leak through.
+    public func oauthError(_ reply: ModgudReply, endpoint: String, context: RequestContext) -> HTTPResponse {
+        if reply.isRateLimited { return rateLimitedResponse(reply, endpoint: endpoint, context: context) }
+        if reply.status.code >= 500 { return upstreamError(reply.status.code, endpoint: endpoint, context: context) }
+        calls.increment([endpoint, "refused"])
+        let json = reply.json
+        var pairs: [(String, JSON)] = [("error", .string(reply.oauthError ?? reply.problemTitle ?? "request_refused"))]
+        if let description = json?.value(forKeyIgnoringCase: "error_description")?.stringValue
+            ?? json?.value(forKeyIgnoringCase: "detail")?.stringValue {
+            pairs.append(("error_description", .string(description)))
+        }
+        if let maxAge = json?.value(forKeyIgnoringCase: "max_age")?.intValue { pairs.append(("max_age", .int(Int64(maxAge)))) }
+        var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
+        if let challenge = reply.headers["WWW-Authenticate"] { headers.add("WWW-Authenticate", challenge) }
+        return HTTPResponse(status: reply.status, headers: headers, bytes: JSON.makeObject(pairs).serialized)
+    }
+
+    /// A failure to get an answer at all.
+    public func failure(_ error: any Error, endpoint: String, context: RequestContext) -> GatewayError {
+        switch error as? ModgudFailure ?? .unreachable {
+        case .timedOut(let sent):
+            calls.increment([endpoint, "timeout"])
+            context.logger.warning("modgud.timeout", ["endpoint": .string(endpoint), "outcomeUnknown": .bool(sent)])
+            return GatewayError(.gatewayTimeout, "upstream_timeout", "The identity server did not answer in time.")
+        case .unreachable, .badResponse:
+            calls.increment([endpoint, "unreachable"])
+            context.logger.warning("modgud.unreachable", ["endpoint": .string(endpoint)])
+            return GatewayError(.badGateway, "upstream_error", "The identity server could not be reached.")
+        }
+    }
+
+    func upstreamError(_ status: Int, endpoint: String, context: RequestContext) -> HTTPResponse {
+        calls.increment([endpoint, "server_error"])
+        context.logger.warning("modgud.server_error", ["endpoint": .string(endpoint), "status": .int(status)])
+        return GatewayError(.badGateway, "upstream_error", "The identity server failed to answer.").response
+    }
+
+    /// Metric labels stay within a small alphabet whatever Modgud sends.
+    static func label(_ text: String) -> String {
+        let cleaned = text.prefix(40).filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") }
+        return cleaned.isEmpty ? "unknown" : String(cleaned)
+    }
+}

@@ -1,0 +1,42 @@
+import Core
+import HTTP
+import Modgud
+import Sessions
+
+/// `GET /bff/user`, `GET /bff/app-info`, `GET /bff/capabilities`.
+struct SessionEndpoints: Sendable {
+    let shared: SignInContext
+    let appInfo: AppInfoCache
+    let capabilities: JSON
+
+    func register(in router: inout Router, options: RouteOptions) {
+        router.add(.get, "/bff/user", options: options) { request, context in
+            guard let session = try await liveSession(request, context) else {
+                var error = GatewayError.unauthenticated
+                if SignInContext.cookieHeader(request)?.contains(shared.sessions.configuration.cookieName + "=") == true {
+                    error.headers.add("Set-Cookie", shared.sessions.expiringCookie())
+                }
+                throw error
+            }
+            return .json(.ok, UserView.body(session))
+        }
+        router.add(.get, "/bff/app-info", options: options) { _, context in
+            do {
+                let (reply, _) = try await appInfo.current()
+                return shared.relay.relay(reply, endpoint: "app_info", context: context)
+            } catch {
+                throw shared.relay.failure(error, endpoint: "app_info", context: context)
+            }
+        }
+        router.add(.get, "/bff/capabilities", options: options) { _, _ in .json(.ok, capabilities) }
+    }
+
+    /// The session the cookie names, or nil; a tampered record is logged.
+    func liveSession(_ request: HTTPRequest, _ context: RequestContext) async throws -> Session? {
+        let lookup = try await shared.store(context) { () async throws(SessionError) in
+            try await shared.sessions.lookup(cookieHeader: SignInContext.cookieHeader(request))
+        }
+        if case .tampered = lookup { context.logger.warning("session.tampered") }
+        return lookup.value
+    }
+}

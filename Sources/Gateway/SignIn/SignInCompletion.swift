@@ -1,0 +1,108 @@
+import Core
+import HTTP
+import Modgud
+import Sessions
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Redeems a grant at `/connect/token` and turns the answer into what the
+/// browser gets: a new session and the user, a second-factor prompt, or
+/// Modgud's refusal (a 429 byte for byte).
+struct SignInCompletion: Sendable {
+    let shared: SignInContext
+
+    /// The sentence older Modgud servers use instead of `mfa_required`.
+    static let olderServerMFA = "Two-factor authentication is required"
+
+    func redeem(_ grant: TokenGrant, _ request: HTTPRequest, _ context: RequestContext, endpoint: String) async throws -> HTTPResponse {
+        let reply: ModgudReply
+        do {
+            reply = try await shared.modgud.token(grant, forwardedFor: shared.clientAddress(request))
+        } catch {
+            throw shared.relay.failure(error, endpoint: endpoint, context: context)
+        }
+        if reply.isSuccess, let json = reply.json, let tokens = TokenSet(json: json) {
+            return try await signIn(tokens, request, context)
+        }
+        if reply.isRateLimited || reply.status.code >= 500 { return shared.relay.relay(reply, endpoint: endpoint, context: context) }
+        let json = reply.json
+        if reply.oauthError == "mfa_required", let mfaToken = json?.value(forKeyIgnoringCase: "mfa_token")?.stringValue {
+            let state = FlowState(grant: grant.grantType, mfaToken: Secret(mfaToken))
+            return try await promptSecondFactor(state, methods: json?.value(forKeyIgnoringCase: "mfa_methods"),
+                                                browserMethods: json?.value(forKeyIgnoringCase: "mfa_browser_methods"), request, context)
+        }
+        if reply.oauthError == "invalid_grant",
+           json?.value(forKeyIgnoringCase: "error_description")?.stringValue?.contains(Self.olderServerMFA) == true {
+            // An older server has spent the code or link: the browser must
+            // get a fresh one and send it again together with `totpCode`.
+            context.logger.info("signin.second_factor_required", ["grant": .string(grant.grantType), "olderServer": .bool(true)])
+            let body: JSON = ["error": "mfa_required", "mfaMethods": ["totp"], "mfaBrowserMethods": [],
+                              "resendFirstFactor": true]
+            return .json(.badRequest, body)
+        }
+        return shared.relay.oauthError(reply, endpoint: endpoint, context: context)
+    }
+
+    private func promptSecondFactor(_ state: FlowState, methods: JSON?, browserMethods: JSON?,
+                                    _ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let cookie = try await shared.store(context) { () async throws(SessionError) in
+            try await shared.sessions.beginFlow(state, replacing: SignInContext.cookieHeader(request))
+        }
+        context.logger.info("signin.second_factor_required", ["grant": .string(state.grant)])
+        let body: JSON = ["error": "mfa_required", "mfaMethods": Self.methodList(methods),
+                          "mfaBrowserMethods": Self.methodList(browserMethods)]
+        return .json(.badRequest, body, cookies: [cookie.revealed])
+    }
+
+    /// Modgud sends method lists as a space- or comma-separated string (or
+    /// an array); the browser always gets an array.
+    static func methodList(_ value: JSON?) -> JSON {
+        if let items = value?.arrayValue { return .array(items.compactMap { $0.stringValue.map(JSON.string) }) }
+        let text = value?.stringValue ?? ""
+        return .array(text.split(whereSeparator: { $0 == " " || $0 == "," }).map { .string(String($0)) })
+    }
+
+    /// Tokens in hand: fetch the user's claims, start a fresh session (the
+    /// browser's earlier one ends), answer with the user.
+    func signIn(_ tokens: TokenSet, _ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let reply: ModgudReply
+        do {
+            reply = try await shared.modgud.withBearer(.get, shared.modgud.endpoints.userinfo, accessToken: tokens.accessToken)
+        } catch {
+            throw shared.relay.failure(error, endpoint: "userinfo", context: context)
+        }
+        guard reply.isSuccess, let claims = reply.json, let subject = claims["sub"]?.stringValue, !subject.isEmpty else {
+            context.logger.warning("signin.userinfo_failed", ["status": .int(reply.status.code)])
+            throw GatewayError(.badGateway, "upstream_error", "The identity server did not return the user.")
+        }
+        let now = UInt64(time(nil)) * 1000
+        let data = SessionData(subject: subject, claims: claims.serialized, tokens: SessionTokens(
+            accessToken: tokens.accessToken, accessTokenExpiresAt: now + UInt64(tokens.expiresIn) * 1000,
+            refreshToken: tokens.refreshToken, idToken: tokens.idToken, scope: tokens.scope ?? shared.modgud.configuration.scopes))
+        let cookieHeader = SignInContext.cookieHeader(request)
+        let session: Session, setCookie: Secret
+        do {
+            (session, setCookie) = try await shared.sessions.create(data, replacing: cookieHeader)
+        } catch {
+            // Tokens nobody will hold: revoke them rather than leave them live.
+            await revokeAbandoned(tokens, context)
+            throw SignInContext.gatewayError(error, context: context)
+        }
+        context.logger.info("signin.completed")
+        var cookies = [setCookie.revealed]
+        if let cookieHeader, cookieHeader.contains(shared.sessions.configuration.flowCookieName + "=") {
+            cookies.append(shared.sessions.expiringFlowCookie())
+        }
+        return .json(.ok, UserView.body(session), cookies: cookies)
+    }
+
+    /// Best effort: the refresh token (and with it, at Modgud, its family)
+    /// of a sign-in whose session could not be stored.
+    func revokeAbandoned(_ tokens: TokenSet, _ context: RequestContext) async {
+        let token = tokens.refreshToken ?? tokens.accessToken
+        let hint = tokens.refreshToken == nil ? "access_token" : "refresh_token"
+        let revoked = (try? await shared.modgud.revoke(token, hint: hint))?.isSuccess ?? false
+        context.logger.warning("signin.tokens_abandoned", ["revoked": .bool(revoked)])
+    }
+}

@@ -1,0 +1,70 @@
+import Core
+import HTTP
+import Modgud
+import Observability
+import Sessions
+
+/// What the sign-in and session endpoints share: the Modgud client, the
+/// session manager, the relay rules and the client-address resolver.
+public struct SignInContext: Sendable {
+    public let modgud: ModgudClient
+    public let sessions: SessionManager
+    public let relay: ModgudRelay
+    public let addresses: ClientAddressResolver
+
+    public init(modgud: ModgudClient, sessions: SessionManager, relay: ModgudRelay, addresses: ClientAddressResolver) {
+        self.modgud = modgud
+        self.sessions = sessions
+        self.relay = relay
+        self.addresses = addresses
+    }
+
+    /// The browser's address, for `Modgud-Forwarded-For`.
+    func clientAddress(_ request: HTTPRequest) -> IPAddress {
+        let peer = request.peer?.ip ?? .v4(0x7F00_0001)
+        return addresses.clientAddress(peer: peer, headers: request.headers)
+    }
+
+    /// Every `Cookie` field of the request, joined as one header.
+    static func cookieHeader(_ request: HTTPRequest) -> String? {
+        let values = request.headers.values("Cookie")
+        return values.isEmpty ? nil : values.joined(separator: "; ")
+    }
+
+    /// Runs a session-store operation; a store that is down or slow becomes
+    /// `503 store_unavailable` with `Retry-After`, anything else a 500.
+    func store<T>(_ context: RequestContext, _ body: () async throws(SessionError) -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            throw Self.gatewayError(error, context: context)
+        }
+    }
+
+    static func gatewayError(_ error: SessionError, context: RequestContext) -> GatewayError {
+        switch error {
+        case .store(.unavailable), .store(.timedOut):
+            context.logger.warning("session.store_unavailable", ["reason": .string(error.description)])
+            return .storeUnavailable
+        default:
+            context.logger.error("session.failed", ["reason": .string(error.description)])
+            return .internalError
+        }
+    }
+}
+
+extension GatewayError {
+    public static let storeUnavailable = GatewayError(.serviceUnavailable, "store_unavailable",
+                                                      "The session store is unavailable; try again shortly.",
+                                                      headers: ["Retry-After": "2"])
+    public static let unauthenticated = GatewayError(.unauthorized, "unauthenticated", "There is no signed-in session.")
+}
+
+extension HTTPResponse {
+    /// A JSON answer of the gateway's own, never cached.
+    static func json(_ status: HTTPStatus = .ok, _ body: JSON, cookies: [String] = []) -> HTTPResponse {
+        var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
+        for cookie in cookies { headers.add("Set-Cookie", cookie) }
+        return HTTPResponse(status: status, headers: headers, bytes: body.serialized)
+    }
+}

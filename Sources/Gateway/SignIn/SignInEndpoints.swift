@@ -1,0 +1,16 @@
+import Core
+
+/// Every sign-in and session endpoint of bff-api.md, registered together.
+/// Each group is a small service of its own; this only maps the routes.
+struct SignInEndpoints: Sendable {
+    let shared: SignInContext
+    let capabilities: JSON
+
+    func register(in router: inout Router, options: RouteOptions) {
+        let completion = SignInCompletion(shared: shared)
+        CodeRequestEndpoints(shared: shared).register(in: &router, options: options)
+        RedeemEndpoints(shared: shared, completion: completion).register(in: &router, options: options)
+        SessionEndpoints(shared: shared, appInfo: AppInfoCache(modgud: shared.modgud), capabilities: capabilities)
+            .register(in: &router, options: options)
+    }
+}

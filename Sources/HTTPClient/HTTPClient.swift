@@ -1,0 +1,106 @@
+import Synchronization
+import System
+
+/// Upstream HTTP/1.1 over libcurl's multi interface, driven by our own
+/// epoll event loops: one multi handle (with its own connection pool) per
+/// loop, no extra threads, nothing blocking. A request made from a task
+/// running on one of the client's loops stays on that loop; any other goes
+/// to the loops in turn.
+///
+/// Redirects are never followed, proxies from the environment are ignored,
+/// only `http` and `https` are spoken, and TLS certificates are verified
+/// unless configured otherwise. Call `shutdown` before the loops stop.
+public final class HTTPClient: Sendable {
+    /// The settings every request starts from.
+    public let configuration: HTTPClientConfiguration
+    /// Counters for metrics.
+    public let stats = HTTPClientStats()
+    private let multis: [CurlMulti]
+    private let cursor = Atomic<Int>(0)
+    private let nextID = Atomic<UInt64>(1)
+
+    /// Creates one multi handle per loop. The loops may be running already.
+    public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
+                loops: [EventLoop]) throws(HTTPClientError) {
+        precondition(!loops.isEmpty, "an HTTP client needs at least one event loop")
+        try CurlGlobal.initialize()
+        self.configuration = configuration
+        var multis: [CurlMulti] = []
+        for loop in loops {
+            multis.append(try CurlMulti(loop: loop, configuration: configuration, stats: stats))
+        }
+        self.multis = multis
+    }
+
+    /// Sends `request` and returns the whole response, whatever its status
+    /// (a 302 or a 429 is a response, not an error). Cancelling the calling
+    /// task aborts the transfer and throws `.cancelled`.
+    public func execute(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
+        try RequestValidation.check(request)
+        let multi = pickMulti()
+        let id = nextID.add(1, ordering: .relaxed).oldValue
+        let cancelled = CancellationFlag()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Result<HTTPClientResponse, HTTPClientError>, Never>) in
+                multi.onLoop { multi in
+                    if cancelled.isSet { return waiter.resume(returning: .failure(.cancelled)) }
+                    multi.startBuffered(id: id, request: request, waiter: waiter)
+                }
+            }
+        } onCancel: {
+            cancelled.set()
+            // Always queued, never run inline: the canceller may be anywhere.
+            multi.loop.execute { multi.cancel(id: id) }
+        }
+        return try result.get()
+    }
+
+    /// Sends `request` with a body streamed from `body` (or `request.body`
+    /// when nil) and returns as soon as the response head has arrived; the
+    /// body follows as `HTTPClientStreamingResponse.body`. Both directions
+    /// are flow-controlled, so memory stays bounded at any size. The
+    /// request's `timeout` (or the configuration's) is an idle timeout here.
+    public func stream(_ request: HTTPClientRequest,
+                       body: HTTPClientRequestBody?) async throws(HTTPClientError) -> HTTPClientStreamingResponse {
+        try RequestValidation.check(request)
+        let multi = pickMulti()
+        let id = nextID.add(1, ordering: .relaxed).oldValue
+        let cancelled = CancellationFlag()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Result<HTTPClientStreamingResponse, HTTPClientError>, Never>) in
+                multi.onLoop { multi in
+                    if cancelled.isSet { return waiter.resume(returning: .failure(.cancelled)) }
+                    multi.startStreaming(id: id, request: request, body: body, waiter: waiter)
+                }
+            }
+        } onCancel: {
+            cancelled.set()
+            // Always queued, never run inline: the canceller may be anywhere.
+            multi.loop.execute { multi.cancel(id: id) }
+        }
+        return try result.get()
+    }
+
+    /// Ends every running transfer with `.cancelled`, closes every pooled
+    /// connection and frees libcurl's handles. Later calls fail with
+    /// `.cancelled`. The loops must still be running.
+    public func shutdown() async {
+        for multi in multis {
+            await multi.loop.submit { multi.shutdown() }
+        }
+    }
+
+    /// The calling thread's own loop when it is one of ours, else the next.
+    private func pickMulti() -> CurlMulti {
+        for multi in multis where multi.loop.inLoop { return multi }
+        return multis[cursor.add(1, ordering: .relaxed).oldValue % multis.count]
+    }
+}
+
+/// Set when the awaiting task is cancelled, so a start that runs after the
+/// cancellation handler (which found nothing to cancel yet) sees it.
+private final class CancellationFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+    func set() { flag.store(true, ordering: .releasing) }
+}

@@ -1,0 +1,126 @@
+import Synchronization
+
+/// The buffer between a transfer's write callback (on the loop) and the
+/// task reading a streamed response body. Past `highWater` buffered bytes
+/// the callback is told to pause the transfer; once the reader has drained
+/// it below a quarter of that, `onDrained` asks the loop to resume it.
+final class ResponseBodyChannel: Sendable {
+    typealias Piece = Result<[UInt8]?, HTTPClientError>
+
+    private struct State {
+        var pieces = PieceQueue()
+        var outcome: Result<Void, HTTPClientError>?
+        var waiter: CheckedContinuation<Piece, Never>?
+        var producerPaused = false
+        var consumerGone = false
+
+        mutating func take() -> Piece? {
+            if let piece = pieces.popFirst() { return .success(piece) }
+            if consumerGone { return .failure(.cancelled) }
+            switch outcome {
+            case .success?: return .success(nil)
+            case .failure(let error)?: return .failure(error)
+            case nil: return nil
+            }
+        }
+    }
+
+    private let state = Mutex(State())
+    private let highWater: Int
+    private let stats: HTTPClientStats
+    private let onDrained: @Sendable () -> Void
+    private let onAbandon: @Sendable () -> Void
+
+    init(highWater: Int, stats: HTTPClientStats,
+         onDrained: @escaping @Sendable () -> Void, onAbandon: @escaping @Sendable () -> Void) {
+        self.highWater = max(1, highWater)
+        self.stats = stats
+        self.onDrained = onDrained
+        self.onAbandon = onAbandon
+    }
+
+    // MARK: The transfer's side (loop thread)
+
+    /// Takes received bytes, or refuses them (false) when the reader is
+    /// behind: the caller then pauses the transfer, and libcurl offers the
+    /// same bytes again after the resume.
+    func offer(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        enum Fate { case handed(CheckedContinuation<Piece, Never>), queued, dropped, refused }
+        let fate = state.withLock { s -> Fate in
+            if s.consumerGone { return .dropped }
+            if let waiter = s.waiter {
+                s.waiter = nil
+                return .handed(waiter)
+            }
+            if s.pieces.bytes >= highWater {
+                s.producerPaused = true
+                return .refused
+            }
+            s.pieces.append(Array(bytes))
+            return .queued
+        }
+        switch fate {
+        case .handed(let waiter): waiter.resume(returning: .success(Array(bytes)))
+        case .queued: stats.buffered(bytes.count)
+        case .dropped: break
+        case .refused: return false
+        }
+        return true
+    }
+
+    /// The transfer ended: the reader gets what is buffered, then the end
+    /// or the error.
+    func finish(_ outcome: Result<Void, HTTPClientError>) {
+        let waiter = state.withLock { s in
+            if s.outcome == nil { s.outcome = outcome }
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        switch outcome {
+        case .success: waiter?.resume(returning: .success(nil))
+        case .failure(let error): waiter?.resume(returning: .failure(error))
+        }
+    }
+
+    // MARK: The reader's side (any task)
+
+    func next() async throws(HTTPClientError) -> [UInt8]? {
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Piece, Never>) in
+                let (ready, wake) = state.withLock { s -> (Piece?, Bool) in
+                    guard let piece = s.take() else {
+                        s.waiter = continuation
+                        return (nil, false)
+                    }
+                    let wake = s.producerPaused && s.pieces.bytes < highWater / 4
+                    if wake { s.producerPaused = false }
+                    return (piece, wake)
+                }
+                if let ready {
+                    if case .success(let bytes?) = ready { stats.buffered(-bytes.count) }
+                    continuation.resume(returning: ready)
+                }
+                if wake { onDrained() }
+            }
+        } onCancel: {
+            abandon()
+        }
+        return try result.get()
+    }
+
+    /// The reader gave up: the buffer is dropped, a waiting read fails with
+    /// `.cancelled`, and the transfer is cancelled if still running.
+    func abandon() {
+        let (waiter, dropped, running) = state.withLock { s in
+            let first = !s.consumerGone
+            s.consumerGone = true
+            let dropped = s.pieces.bytes
+            s.pieces.removeAll()
+            defer { s.waiter = nil }
+            return (s.waiter, dropped, first && s.outcome == nil)
+        }
+        if dropped > 0 { stats.buffered(-dropped) }
+        waiter?.resume(returning: .failure(.cancelled))
+        if running { onAbandon() }
+    }
+}

@@ -1,0 +1,147 @@
+import Core
+import HTTP
+import HTTPClient
+import Synchronization
+
+/// Why a call to Modgud produced no answer to relay.
+public enum ModgudFailure: Error, Sendable, Equatable {
+    /// Connection refused, reset or TLS failure: nothing was processed.
+    case unreachable
+    /// The total time ran out. `requestSent`: the outcome is unknown.
+    case timedOut(requestSent: Bool)
+    /// The answer was larger than allowed or otherwise unusable.
+    case badResponse
+}
+
+/// The gateway's client of Modgud. Calls made as the client carry HTTP
+/// Basic authentication and, where Modgud rate-limits per source, the
+/// browser's address in `Modgud-Forwarded-For`; revoke and introspect carry
+/// Basic alone; calls made with the user's Bearer token carry no forwarded
+/// address (Modgud honours it only with client authentication). No browser
+/// header is ever copied onto a call.
+public final class ModgudClient: Sendable {
+    public let configuration: ModgudConfiguration
+    private let http: HTTPClient
+    private let endpointsState: Mutex<ModgudEndpoints>
+    private let basic: Secret
+    private let machineBasic: Secret?
+
+    public init(configuration: ModgudConfiguration, http: HTTPClient) {
+        self.configuration = configuration
+        self.http = http
+        endpointsState = Mutex(ModgudEndpoints(base: configuration.baseURL))
+        basic = ClientAuthentication.basic(id: configuration.clientID, secret: configuration.clientSecret)
+        machineBasic = zip2(configuration.machineClientID, configuration.machineClientSecret).map {
+            ClientAuthentication.basic(id: $0, secret: $1)
+        }
+    }
+
+    public var endpoints: ModgudEndpoints { endpointsState.withLock { $0 } }
+
+    /// Reads `/.well-known/openid-configuration` and adopts its endpoint
+    /// URLs. Returns whether Modgud answered with a usable document.
+    @discardableResult
+    public func discover() async -> Bool {
+        let url = configuration.baseURL + "/.well-known/openid-configuration"
+        guard let reply = try? await send(.get, url, headers: ["Accept": "application/json"]),
+              reply.isSuccess, let document = reply.json, document["issuer"]?.stringValue != nil else { return false }
+        let endpoints = ModgudEndpoints(base: configuration.baseURL, discovery: document)
+        endpointsState.withLock { $0 = endpoints }
+        return true
+    }
+
+    // MARK: Calls as the client, with the browser's address
+
+    /// `POST /api/account/native/otp/request` (also `register`,
+    /// `magic-link/request`: pass the endpoint URL and the JSON body).
+    public func postJSON(_ url: String, body: JSON, forwardedFor client: IPAddress) async throws(ModgudFailure) -> ModgudReply {
+        var headers = clientHeaders(forwardedFor: client)
+        headers.add("Content-Type", "application/json")
+        return try await send(.post, url, headers: headers, body: body.serialized)
+    }
+
+    /// `POST /connect/passkey/begin`.
+    public func beginPasskey(forwardedFor client: IPAddress) async throws(ModgudFailure) -> ModgudReply {
+        var headers = clientHeaders(forwardedFor: client)
+        headers.add("Content-Type", "application/x-www-form-urlencoded")
+        let form = FormURLEncoded.serialize([("client_id", configuration.clientID)])
+        return try await send(.post, endpoints.passkeyBegin, headers: headers, body: Array(form.utf8))
+    }
+
+    /// `POST /connect/token` with the login client (every grant but
+    /// client_credentials), the browser's address attached.
+    public func token(_ grant: TokenGrant, resource: String? = nil, forwardedFor client: IPAddress) async throws(ModgudFailure) -> ModgudReply {
+        var headers = clientHeaders(forwardedFor: client)
+        headers.add("Content-Type", "application/x-www-form-urlencoded")
+        let form = FormURLEncoded.serialize(grant.formFields(scope: configuration.scopes, resource: resource ?? configuration.resource))
+        return try await send(.post, endpoints.token, headers: headers, body: Array(form.utf8))
+    }
+
+    /// `POST /connect/token` with the machine client's credentials. No
+    /// forwarded address: no browser is behind this call.
+    public func clientCredentialsToken(scope: String?, resource: String?) async throws(ModgudFailure) -> ModgudReply? {
+        guard let machineBasic else { return nil }
+        var headers = HTTPHeaders()
+        headers.add("Authorization", machineBasic.revealed)
+        headers.add("Accept", "application/json")
+        headers.add("Content-Type", "application/x-www-form-urlencoded")
+        let form = FormURLEncoded.serialize(TokenGrant.clientCredentials.formFields(scope: scope, resource: resource))
+        return try await send(.post, endpoints.token, headers: headers, body: Array(form.utf8))
+    }
+
+    /// `POST /connect/revoke` with Basic alone.
+    public func revoke(_ token: Secret, hint: String) async throws(ModgudFailure) -> ModgudReply {
+        var headers = HTTPHeaders()
+        headers.add("Authorization", basic.revealed)
+        headers.add("Content-Type", "application/x-www-form-urlencoded")
+        let form = FormURLEncoded.serialize([("token", token.revealed), ("token_type_hint", hint)])
+        return try await send(.post, endpoints.revocation, headers: headers, body: Array(form.utf8))
+    }
+
+    // MARK: Calls with the user's token
+
+    /// A call authorised by the user's access token (userinfo, passkey
+    /// management). No client authentication, no forwarded address.
+    public func withBearer(_ method: HTTPMethod, _ url: String, accessToken: Secret, json: JSON? = nil) async throws(ModgudFailure) -> ModgudReply {
+        var headers = HTTPHeaders()
+        headers.add("Authorization", "Bearer " + accessToken.revealed)
+        headers.add("Accept", "application/json")
+        if json != nil { headers.add("Content-Type", "application/json") }
+        return try await send(method, url, headers: headers, body: json?.serialized)
+    }
+
+    /// `GET /api/app-info`, anonymous.
+    public func appInfo() async throws(ModgudFailure) -> ModgudReply {
+        try await send(.get, endpoints.appInfo, headers: ["Accept": "application/json"])
+    }
+
+    // MARK: Transport
+
+    private func clientHeaders(forwardedFor client: IPAddress) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        headers.add("Authorization", basic.revealed)
+        headers.add("Modgud-Forwarded-For", client.description)
+        headers.add("Accept", "application/json")
+        return headers
+    }
+
+    private func send(_ method: HTTPMethod, _ url: String, headers: HTTPHeaders, body: [UInt8]? = nil) async throws(ModgudFailure) -> ModgudReply {
+        let request = HTTPClientRequest(method: method, url: url, headers: headers, body: body,
+                                        timeout: configuration.timeout, maxResponseBytes: configuration.maxResponseBytes)
+        do {
+            let response = try await http.execute(request)
+            return ModgudReply(status: response.status, headers: response.headers, body: response.body)
+        } catch {
+            switch error {
+            case .timedOut(let sent): throw .timedOut(requestSent: sent)
+            case .responseTooLarge: throw .badResponse
+            default: throw .unreachable
+            }
+        }
+    }
+}
+
+private func zip2<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
+    guard let a, let b else { return nil }
+    return (a, b)
+}

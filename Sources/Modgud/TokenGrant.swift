@@ -1,0 +1,61 @@
+import Core
+
+/// A `/connect/token` request body, one case per grant the gateway
+/// redeems. Secrets stay `Secret` until the form is built.
+public enum TokenGrant: Sendable {
+    case otp(email: String, code: Secret, totpCode: Secret?)
+    case magic(userID: String, token: Secret, totpCode: Secret?)
+    case passkey(ceremonyID: Secret, assertion: String)
+    /// The second step after `mfa_required`: the same grant type, the kept
+    /// `mfa_token` and the factor, without the first factor's fields.
+    case mfa(grantType: String, mfaToken: Secret, totpCode: Secret)
+    case refresh(refreshToken: Secret)
+    case clientCredentials
+
+    public static let otpType = "urn:cocoar:otp"
+    public static let magicType = "urn:cocoar:magic"
+    public static let passkeyType = "urn:cocoar:passkey"
+
+    /// The grant type this request uses.
+    public var grantType: String {
+        switch self {
+        case .otp: Self.otpType
+        case .magic: Self.magicType
+        case .passkey: Self.passkeyType
+        case .mfa(let grantType, _, _): grantType
+        case .refresh: "refresh_token"
+        case .clientCredentials: "client_credentials"
+        }
+    }
+
+    /// The form fields, in order; `scope` and `resource` where the grant
+    /// takes them.
+    public func formFields(scope: String?, resource: String?) -> [(String, String)] {
+        var fields: [(String, String)] = [("grant_type", grantType)]
+        switch self {
+        case .otp(let email, let code, let totp):
+            fields += [("username", email), ("otp_code", code.revealed)]
+            if let scope { fields.append(("scope", scope)) }
+            if let resource { fields.append(("resource", resource)) }
+            if let totp { fields.append(("totp_code", totp.revealed)) }
+        case .magic(let userID, let token, let totp):
+            fields += [("user_id", userID), ("magic_token", token.revealed)]
+            if let scope { fields.append(("scope", scope)) }
+            if let resource { fields.append(("resource", resource)) }
+            if let totp { fields.append(("totp_code", totp.revealed)) }
+        case .passkey(let ceremonyID, let assertion):
+            fields += [("ceremony_id", ceremonyID.revealed), ("assertion", assertion)]
+            if let scope { fields.append(("scope", scope)) }
+            if let resource { fields.append(("resource", resource)) }
+        case .mfa(_, let mfaToken, let totp):
+            fields += [("mfa_token", mfaToken.revealed), ("totp_code", totp.revealed)]
+        case .refresh(let refreshToken):
+            fields.append(("refresh_token", refreshToken.revealed))
+            if let resource { fields.append(("resource", resource)) }
+        case .clientCredentials:
+            if let scope { fields.append(("scope", scope)) }
+            if let resource { fields.append(("resource", resource)) }
+        }
+        return fields
+    }
+}

@@ -1,0 +1,217 @@
+import Core
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the command line asked for besides the configuration itself.
+public struct SimulatorCommand: Sendable {
+    /// The configuration built from defaults, file, environment and flags.
+    public var config: SimulatorConfig
+    /// `--help` was given.
+    public var showHelp = false
+    /// `--print-config` was given.
+    public var printConfig = false
+}
+
+extension SimulatorConfig {
+    /// Builds the configuration: defaults, then the JSON file
+    /// (`--config`/`SIM_CONFIG`), then `SIM_*` variables, then flags.
+    /// Every problem is reported at once.
+    public static func load(arguments: [String], environment: [String: String]) -> Result<SimulatorCommand, ConfigProblems> {
+        var problems = ConfigProblems()
+        var command = SimulatorCommand(config: SimulatorConfig())
+        var flagPatch = JSONObject()
+        var configPath = environment["SIM_CONFIG"]
+        var index = 0
+        func nextValue(_ flag: String) -> String? {
+            index += 1
+            guard index < arguments.count else {
+                problems.add("\(flag) needs a value")
+                return nil
+            }
+            return arguments[index]
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            var flag = argument
+            var inline: String?
+            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
+                flag = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            }
+            func value() -> String? { inline ?? nextValue(flag) }
+            switch flag {
+            case "-h", "--help": command.showHelp = true
+            case "--print-config": command.printConfig = true
+            case "--no-dev": flagPatch["dev"] = false
+            case "--dev": flagPatch["dev"] = true
+            case "--config": configPath = value()
+            case "--pascal-case-429": flagPatch["pascalCase429"] = true
+            case "--rate-limit-headers": flagPatch["rateLimitHeaders"] = true
+            case "--older-server-mfa": flagPatch["olderServerMfa"] = true
+            case "--recent-sign-in": flagPatch["recentSignIn"] = true
+            default:
+                guard let name = Self.valueFlags[flag] else {
+                    problems.add("unknown option \(argument)")
+                    index += 1
+                    continue
+                }
+                if let text = value() { Self.put(name, text, into: &flagPatch, &problems, source: flag) }
+            }
+            index += 1
+        }
+        if let configPath {
+            switch Self.readFile(configPath) {
+            case .success(let bytes):
+                do {
+                    let json = try JSON.parse(bytes)
+                    for message in command.config.apply(json).messages { problems.add("\(configPath): \(message)") }
+                } catch {
+                    problems.add("\(configPath): not valid JSON (\(error))")
+                }
+            case .failure(let reason):
+                problems.add("\(configPath): \(reason)")
+            }
+        }
+        var environmentPatch = JSONObject()
+        for (variable, name) in Self.environmentVariables.sorted(by: { $0.key < $1.key }) {
+            if let text = environment[variable] { Self.put(name, text, into: &environmentPatch, &problems, source: variable) }
+        }
+        for patch in [environmentPatch, flagPatch] {
+            let (special, rest) = Self.splitSpecial(patch)
+            problems.append(command.config.apply(.object(rest)))
+            command.config.applySpecial(special, &problems)
+        }
+        return problems.isEmpty ? .success(command) : .failure(problems)
+    }
+
+    /// The `--help` text.
+    public static let helpText = """
+    usage: modgud-sim [options]
+
+    A Modgud identity-server simulator for local runs, demos, tests and load
+    tests. NEVER for production. See Docs/simulator.md.
+
+      --listen HOST:PORT          listen address (SIM_LISTEN, default 127.0.0.1:5080)
+      --public-url URL            issuer and base URL (SIM_PUBLIC_URL, default http://<listen>)
+      --config FILE               JSON configuration file (SIM_CONFIG)
+      --loops N                   event loops (SIM_LOOPS, default 2)
+      --no-dev                    switch the /dev/* endpoints off (SIM_DEV=false)
+      --log-level LEVEL           debug|info|warning|error (SIM_LOG_LEVEL)
+      --jitter-ms N               fixed anti-enumeration delay, 0 for tests and load (SIM_JITTER_MS)
+      --access-token-lifetime S   access-token lifetime in seconds (SIM_ACCESS_TOKEN_LIFETIME)
+      --refresh-leeway S          refresh-token reuse leeway in seconds (SIM_REFRESH_LEEWAY, default 0)
+      --rate-limits MODE          enforce|log-only|off (SIM_RATE_LIMITS)
+      --native-grants on|off      the realm's native-grants switch (SIM_NATIVE_GRANTS)
+      --bff-secret SECRET         the bff client's secret (SIM_BFF_SECRET)
+      --bff-origins LIST          comma-separated passkey origins added to bff (SIM_BFF_ORIGINS)
+      --pascal-case-429           PascalCase keys in 429 bodies (SIM_PASCAL_CASE_429=true)
+      --rate-limit-headers        RateLimit-* headers on 429s (SIM_RATE_LIMIT_HEADERS=true)
+      --older-server-mfa          answer a missing TOTP like an older server (SIM_OLDER_SERVER_MFA=true)
+      --recent-sign-in            passkey changes need a recent sign-in (SIM_RECENT_SIGN_IN=true)
+      --print-config              print the resulting configuration and exit
+      -h, --help                  this text
+    """
+
+    /// Flags that take a value, by the patch name they set.
+    private static let valueFlags: [String: String] = [
+        "--listen": "listen", "--public-url": "publicUrl", "--loops": "loops", "--log-level": "logLevel",
+        "--jitter-ms": "jitterMs", "--access-token-lifetime": "accessTokenLifetimeSeconds",
+        "--refresh-leeway": "refreshReuseLeewaySeconds", "--rate-limits": "rateLimitMode",
+        "--native-grants": "nativeGrants", "--bff-secret": "+bffSecret", "--bff-origins": "+bffOrigins",
+    ]
+
+    private static let environmentVariables: [String: String] = [
+        "SIM_LISTEN": "listen", "SIM_PUBLIC_URL": "publicUrl", "SIM_LOOPS": "loops", "SIM_DEV": "dev",
+        "SIM_LOG_LEVEL": "logLevel", "SIM_LOG_MAIL": "logMail", "SIM_JITTER_MS": "jitterMs",
+        "SIM_ACCESS_TOKEN_LIFETIME": "accessTokenLifetimeSeconds", "SIM_REFRESH_LEEWAY": "refreshReuseLeewaySeconds",
+        "SIM_RATE_LIMITS": "rateLimitMode", "SIM_NATIVE_GRANTS": "nativeGrants",
+        "SIM_PASCAL_CASE_429": "pascalCase429", "SIM_RATE_LIMIT_HEADERS": "rateLimitHeaders",
+        "SIM_OLDER_SERVER_MFA": "olderServerMfa", "SIM_RECENT_SIGN_IN": "recentSignIn",
+        "SIM_BFF_SECRET": "+bffSecret", "SIM_BFF_ORIGINS": "+bffOrigins",
+    ]
+
+    private static let integerKeys: Set = ["loops", "jitterMs", "accessTokenLifetimeSeconds", "refreshReuseLeewaySeconds"]
+    private static let booleanKeys: Set = ["dev", "logMail", "nativeGrants", "pascalCase429", "rateLimitHeaders",
+                                           "olderServerMfa", "recentSignIn"]
+
+    /// Puts a textual setting into a patch with the JSON type its key needs.
+    private static func put(_ name: String, _ text: String, into patch: inout JSONObject, _ problems: inout ConfigProblems,
+                            source: String) {
+        if integerKeys.contains(name) {
+            if let number = Int64(text) { patch[name] = .int(number) } else { problems.add("\(source) must be an integer") }
+        } else if booleanKeys.contains(name) {
+            switch text.lowercased() {
+            case "1", "true", "yes", "on": patch[name] = true
+            case "0", "false", "no", "off": patch[name] = false
+            default: problems.add("\(source) must be true or false")
+            }
+        } else {
+            patch[name] = .string(text)
+        }
+    }
+
+    /// Separates the `+name` settings that are not plain config keys.
+    private static func splitSpecial(_ patch: JSONObject) -> (JSONObject, JSONObject) {
+        var special = JSONObject(), rest = JSONObject()
+        for (key, value) in patch {
+            if key.hasPrefix("+") { special[String(key.dropFirst())] = value } else { rest[key] = value }
+        }
+        return (special, rest)
+    }
+
+    private mutating func applySpecial(_ special: JSONObject, _ problems: inout ConfigProblems) {
+        guard let position = clients.firstIndex(where: { $0.id == "bff" }) else {
+            if !special.isEmpty { problems.add("the bff client is not configured") }
+            return
+        }
+        if let secret = special["bffSecret"]?.stringValue { clients[position].secret = secret }
+        if let list = special["bffOrigins"]?.stringValue {
+            for origin in list.split(separator: ",").map({ String($0).trimmingSpaces }) where !origin.isEmpty {
+                if !clients[position].origins.contains(origin) { clients[position].origins.append(origin) }
+            }
+        }
+    }
+
+    /// The whole file, or why not (no Foundation: plain open/read).
+    static func readFile(_ path: String) -> Result<[UInt8], FileProblem> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(FileProblem("cannot open (errno \(errno))")) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(FileProblem("cannot read (errno \(errno))"))
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: buffer[0..<count])
+            if bytes.count > 4 << 20 { return .failure(FileProblem("larger than 4 MiB")) }
+        }
+        return .success(bytes)
+    }
+}
+
+/// Why a file could not be read.
+struct FileProblem: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension ConfigProblems {
+    mutating func append(_ other: ConfigProblems) {
+        for message in other.messages { add(message) }
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs.
+    var trimmingSpaces: String {
+        var slice = Substring(self)
+        while let first = slice.first, first == " " || first == "\t" { slice.removeFirst() }
+        while let last = slice.last, last == " " || last == "\t" { slice.removeLast() }
+        return String(slice)
+    }
+}

@@ -1,0 +1,95 @@
+import Crypto
+
+/// How a cookie value becomes a store key and a sealing key, and how a
+/// record is sealed, for one kind of record (sessions, flow state). Each
+/// kind has its own HKDF labels, so no value derived for one kind is valid
+/// for another.
+///
+/// - store key = base64url(HKDF-SHA256(cookie bytes, info: `<kind>/store-key/v1`, 32 bytes));
+///   one-way, so a key read from the store cannot be turned back into a cookie;
+/// - sealing key = HKDF-SHA256(cookie bytes, info: `<kind>/seal-key/v1`, 32 bytes);
+/// - sealed record = AES-256-GCM(nonce ‖ ciphertext ‖ tag), associated data
+///   `modgud-bff/<kind>/v1 ‖ 0 ‖ store key ‖ 0 ‖ version (8, BE) ‖ absolute
+///   expiry (8, BE)`: a record moved to another key, given another version
+///   or expiry, flipped or truncated does not open.
+struct RecordScheme: Sendable {
+    let keyInfo: [UInt8]
+    let sealInfo: [UInt8]
+    let aadLabel: [UInt8]
+    /// Prepended to the derived key so flow records are told apart in the store.
+    let keyPrefix: String
+
+    static let session = RecordScheme(kind: "session", keyPrefix: "")
+    static let flow = RecordScheme(kind: "flow", keyPrefix: "flow:")
+
+    /// The cookie value's length in random bytes (256 bits).
+    static let cookieByteCount = 32
+
+    private init(kind: String, keyPrefix: String) {
+        keyInfo = Array("modgud-bff/\(kind)/store-key/v1".utf8)
+        sealInfo = Array("modgud-bff/\(kind)/seal-key/v1".utf8)
+        aadLabel = Array("modgud-bff/\(kind)/v1".utf8)
+        self.keyPrefix = keyPrefix
+    }
+
+    /// A fresh random cookie value and its handle.
+    func newHandle() throws(CryptoError) -> (cookieValue: String, handle: RecordHandle) {
+        let bytes = try SecureRandom.bytes(count: Self.cookieByteCount)
+        return (Base64URL.encode(bytes), try handle(cookieBytes: bytes))
+    }
+
+    /// The handle for a cookie value as received, or nil when it is not
+    /// exactly 32 bytes of canonical unpadded base64url.
+    func handle(cookieValue: Substring.UTF8View) throws(CryptoError) -> RecordHandle? {
+        // 43 characters carry 32 bytes; check before decoding anything longer.
+        guard cookieValue.count == 43, let bytes = Base64URL.decode(utf8: cookieValue),
+              bytes.count == Self.cookieByteCount
+        else { return nil }
+        return try handle(cookieBytes: bytes)
+    }
+
+    private func handle(cookieBytes: [UInt8]) throws(CryptoError) -> RecordHandle {
+        let storeKey = try HKDF.sha256(inputKeyMaterial: cookieBytes, info: keyInfo, outputCount: 32)
+        let sealKey = try HKDF.sha256(inputKeyMaterial: cookieBytes, info: sealInfo, outputCount: AESGCM.keyByteCount)
+        return RecordHandle(storeKey: keyPrefix + Base64URL.encode(storeKey), sealKey: sealKey)
+    }
+
+    /// Seals `plaintext` for the record stored under `handle` with `version`
+    /// and `absoluteExpiry`.
+    func seal(_ plaintext: [UInt8], handle: RecordHandle, version: UInt64, absoluteExpiry: UInt64)
+        throws(CryptoError) -> [UInt8]
+    {
+        try AESGCM.seal(plaintext, key: handle.sealKey,
+                        associatedData: associatedData(handle: handle, version: version, absoluteExpiry: absoluteExpiry))
+    }
+
+    /// Opens a stored record, or nil when it fails authentication.
+    func open(_ record: StoredRecord, handle: RecordHandle) -> [UInt8]? {
+        let aad = associatedData(handle: handle, version: record.version, absoluteExpiry: record.absoluteExpiry)
+        return try? AESGCM.open(record.bytes, key: handle.sealKey, associatedData: aad)
+    }
+
+    private func associatedData(handle: RecordHandle, version: UInt64, absoluteExpiry: UInt64) -> [UInt8] {
+        var aad = aadLabel
+        aad.reserveCapacity(aadLabel.count + handle.storeKey.utf8.count + 18)
+        aad.append(0)
+        aad.append(contentsOf: handle.storeKey.utf8)
+        aad.append(0)
+        ByteWriter.appendUInt64(version, to: &aad)
+        ByteWriter.appendUInt64(absoluteExpiry, to: &aad)
+        return aad
+    }
+}
+
+/// The key material derived from one cookie value: where its record lives
+/// and the key that seals it. Prints as `<redacted>`.
+struct RecordHandle: Sendable, CustomStringConvertible, CustomReflectable {
+    /// The record's key in the store (base64url, 43 characters, after the
+    /// scheme's prefix).
+    let storeKey: String
+    /// The AES-256-GCM key.
+    let sealKey: [UInt8]
+
+    var description: String { "<redacted>" }
+    var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+}

@@ -1,0 +1,38 @@
+/// A live session, as loaded or created by `SessionManager`: its content,
+/// its times and the version a `compareAndSet` update fences on.
+///
+/// Printing it shows only the version and times.
+public struct Session: Sendable, CustomStringConvertible, CustomReflectable {
+    /// The content.
+    public internal(set) var data: SessionData
+    /// When the user signed in (Unix ms).
+    public let authenticatedAt: UInt64
+    /// When the session ends whatever happens (Unix ms): sign-in plus the
+    /// absolute timeout, cut at the refresh token's expiry.
+    public internal(set) var absoluteExpiresAt: UInt64
+    /// The record's fencing version in the store.
+    public internal(set) var version: UInt64
+    /// The key material derived from the cookie value.
+    let handle: RecordHandle
+
+    init(data: SessionData, authenticatedAt: UInt64, absoluteExpiresAt: UInt64, version: UInt64, handle: RecordHandle) {
+        self.data = data
+        self.authenticatedAt = authenticatedAt
+        self.absoluteExpiresAt = absoluteExpiresAt
+        self.version = version
+        self.handle = handle
+    }
+
+    /// The name of this session's refresh lock in the store. Derived from
+    /// the cookie one way, like the record key: safe to log, useless as a
+    /// cookie.
+    public var lockName: String { handle.storeKey }
+
+    /// Version and times only.
+    public var description: String {
+        "Session(version: \(version), authenticatedAt: \(authenticatedAt), absoluteExpiresAt: \(absoluteExpiresAt))"
+    }
+
+    /// No children: nothing leaks through `dump` or reflection.
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+}

@@ -1,0 +1,54 @@
+import Core
+import Crypto
+
+// Pre-sign-in flow state: one sealed, single-use record per browser, bound
+// to it by the flow cookie, derived and sealed like a session under its own
+// labels, living `flowLifetime` (default 10 minutes).
+extension SessionManager {
+    /// Stores `state` for this browser under a fresh flow cookie, replacing
+    /// the flow the `cookieHeader` names, if any.
+    ///
+    /// - Returns: the `Set-Cookie` value of the flow cookie.
+    public func beginFlow(_ state: FlowState, replacing cookieHeader: String?) async throws(SessionError) -> Secret {
+        let now = clock.unixMilliseconds()
+        let lifetime = configuration.flowLifetime
+        var state = state
+        state.expiresAt = now &+ UInt64(lifetime.wholeMilliseconds)
+        let (cookieValue, handle) = try derive { () throws(CryptoError) in try RecordScheme.flow.newHandle() }
+        let record = try sealed(state.encoded(), scheme: .flow, handle: handle, version: 1,
+                                absoluteExpiry: state.expiresAt)
+        let earlier = cookieHeader.flatMap { CookieHeader.value(named: configuration.flowCookieName, in: $0) }
+        let earlierHandle = try earlier.flatMap { value throws(SessionError) in
+            try derive { () throws(CryptoError) in try RecordScheme.flow.handle(cookieValue: value) }
+        }
+        try await call { () async throws(SessionStoreError) in
+            if let earlierHandle { try await store.delete([earlierHandle.storeKey]) }
+            try await store.save(handle.storeKey, record: record, ttl: lifetime)
+        }
+        let maxAge = configuration.cookieLifetime == .untilAbsoluteExpiry ? lifetime.wholeMilliseconds / 1000 : nil
+        return Secret(CookieHeader.setCookie(name: configuration.flowCookieName, value: cookieValue, maxAge: maxAge))
+    }
+
+    /// Takes (reads and deletes, atomically) the flow state this browser's
+    /// flow cookie names: a second take of the same cookie finds nothing.
+    /// The caller also sends `expiringFlowCookie()`.
+    public func takeFlow(cookieHeader: String?) async throws(SessionError) -> SessionLookup<FlowState> {
+        guard let header = cookieHeader,
+              let value = CookieHeader.value(named: configuration.flowCookieName, in: header)
+        else { return .noCookie }
+        guard let handle = try derive({ () throws(CryptoError) in try RecordScheme.flow.handle(cookieValue: value) })
+        else { return .malformedCookie }
+        guard let record = try await call({ () async throws(SessionStoreError) in try await store.take(handle.storeKey) })
+        else { return .notFound }
+        guard let plaintext = RecordScheme.flow.open(record, handle: handle),
+              let state = FlowState(decoding: plaintext), state.expiresAt == record.absoluteExpiry
+        else { return .tampered }
+        guard state.expiresAt > clock.unixMilliseconds() else { return .expired }
+        return .found(state)
+    }
+
+    /// The `Set-Cookie` value that removes the flow cookie (`Max-Age=0`).
+    public func expiringFlowCookie() -> String {
+        CookieHeader.setCookie(name: configuration.flowCookieName, value: "", maxAge: 0)
+    }
+}

@@ -1,0 +1,81 @@
+import Core
+import Crypto
+
+// Shared steps of the manager: opening records, sealing, error mapping,
+// and the user index (end every session of a user).
+extension SessionManager {
+    /// Ends every session of `subject` (log out everywhere, back-channel
+    /// logout by `sub`) through the user index.
+    ///
+    /// - Returns: how many sessions the index listed (some may already
+    ///   have expired on their own).
+    @discardableResult
+    public func endAll(subject: String) async throws(SessionError) -> Int {
+        let index = Self.userIndex(subject: subject)
+        return try await call { () async throws(SessionStoreError) in
+            let members = try await store.indexMembers(index)
+            guard !members.isEmpty else { return 0 }
+            try await store.delete(members)
+            for member in members { try await store.removeFromIndex(index, member: member) }
+            return members.count
+        }
+    }
+
+    /// The user index of `subject`: base64url(SHA-256(label ‖ 0 ‖ sub)), so
+    /// a store dump shows no subject in clear.
+    static func userIndex(subject: String) -> String {
+        var input = Array("modgud-bff/user-index/v1".utf8)
+        input.append(0)
+        input.append(contentsOf: subject.utf8)
+        return Base64URL.encode(SHA256.hash(input))
+    }
+
+    /// Ends the session an earlier cookie value names, if it parses: removes
+    /// its index entry (when its record still opens) and its record.
+    func endEarlier(cookieValue: Substring.UTF8View) async throws(SessionError) {
+        guard let old = try derive({ () throws(CryptoError) in try RecordScheme.session.handle(cookieValue: cookieValue) })
+        else { return }
+        let existing = try await call { () async throws(SessionStoreError) in
+            try await store.load(old.storeKey, touch: nil)
+        }
+        if let existing, case .found(let earlier) = open(existing, handle: old) {
+            let index = Self.userIndex(subject: earlier.data.subject)
+            try await call { () async throws(SessionStoreError) in
+                try await store.removeFromIndex(index, member: old.storeKey)
+            }
+        }
+        try await call { () async throws(SessionStoreError) in try await store.delete([old.storeKey]) }
+    }
+
+    /// Opens and decodes a session record; checks the absolute expiry.
+    func open(_ record: StoredRecord, handle: RecordHandle) -> SessionLookup<Session> {
+        guard let plaintext = RecordScheme.session.open(record, handle: handle),
+              let content = SessionRecord(decoding: plaintext),
+              content.absoluteExpiresAt == record.absoluteExpiry
+        else { return .tampered }
+        guard content.absoluteExpiresAt > clock.unixMilliseconds() else { return .expired }
+        return .found(Session(data: content.data, authenticatedAt: content.authenticatedAt,
+                              absoluteExpiresAt: content.absoluteExpiresAt, version: record.version, handle: handle))
+    }
+
+    /// Seals `plaintext` into a store record, refusing oversize content.
+    func sealed(_ plaintext: [UInt8], scheme: RecordScheme, handle: RecordHandle, version: UInt64,
+                absoluteExpiry: UInt64) throws(SessionError) -> StoredRecord
+    {
+        guard plaintext.count <= configuration.maxRecordBytes else { throw .recordTooLarge(size: plaintext.count) }
+        let bytes = try derive { () throws(CryptoError) in
+            try scheme.seal(plaintext, handle: handle, version: version, absoluteExpiry: absoluteExpiry)
+        }
+        return StoredRecord(bytes: bytes, version: version, absoluteExpiry: absoluteExpiry)
+    }
+
+    /// Runs store operations, wrapping their errors.
+    func call<T>(_ body: () async throws(SessionStoreError) -> T) async throws(SessionError) -> T {
+        do throws(SessionStoreError) { return try await body() } catch { throw .store(error) }
+    }
+
+    /// Runs a cryptographic step, wrapping its errors.
+    func derive<T>(_ body: () throws(CryptoError) -> T) throws(SessionError) -> T {
+        do throws(CryptoError) { return try body() } catch { throw .crypto(error) }
+    }
+}

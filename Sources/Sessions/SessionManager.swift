@@ -1,0 +1,142 @@
+import Core
+import Crypto
+
+/// Creates, loads, updates and ends sessions on top of a `SessionStore`,
+/// and owns the session cookie (the manager layer of the oauth2-proxy
+/// design; see Docs/sessions.md).
+///
+/// The cookie carries 32 random bytes in base64url. The store key and the
+/// sealing key are derived from them one way (HKDF-SHA256 with separate
+/// labels), so neither the store's keys nor its records let anyone act as
+/// a user, and every record is AES-256-GCM sealed and bound to its key,
+/// version and absolute expiry.
+///
+/// Loading a session is one store round trip that also renews the idle
+/// timeout (no write per request).
+public struct SessionManager: Sendable {
+    /// The byte store (also used directly by the refresh lock).
+    public let store: any SessionStore
+    /// The settings.
+    public let configuration: SessionConfiguration
+    let clock: any UnixClock
+
+    /// A manager over `store`, reading time from `clock`.
+    public init(store: any SessionStore, configuration: SessionConfiguration = SessionConfiguration(),
+                clock: any UnixClock = SystemUnixClock())
+    {
+        self.store = store
+        self.configuration = configuration
+        self.clock = clock
+    }
+
+    /// The session the request's `Cookie` header points to, renewing its
+    /// idle timeout, or why there is none. One store round trip.
+    public func lookup(cookieHeader: String?) async throws(SessionError) -> SessionLookup<Session> {
+        guard let header = cookieHeader,
+              let value = CookieHeader.value(named: configuration.cookieName, in: header)
+        else { return .noCookie }
+        guard let handle = try derive({ () throws(CryptoError) in try RecordScheme.session.handle(cookieValue: value) })
+        else { return .malformedCookie }
+        let idle = configuration.idleTimeout
+        guard let record = try await call({ () async throws(SessionStoreError) in
+            try await store.load(handle.storeKey, touch: idle)
+        }) else { return .notFound }
+        return open(record, handle: handle)
+    }
+
+    /// The live session for the `Cookie` header, or nil for every kind of
+    /// "no session" (use `lookup` to tell tampering apart and log it).
+    public func load(cookieHeader: String?) async throws(SessionError) -> Session? {
+        try await lookup(cookieHeader: cookieHeader).value
+    }
+
+    /// Reads `session`'s record again without renewing it: the current
+    /// version and content after another request or instance wrote it
+    /// (a refresh waiter reading its successor tokens).
+    public func reload(_ session: Session) async throws(SessionError) -> SessionLookup<Session> {
+        let key = session.handle.storeKey
+        guard let record = try await call({ () async throws(SessionStoreError) in
+            try await store.load(key, touch: nil)
+        }) else { return .notFound }
+        return open(record, handle: session.handle)
+    }
+
+    /// Starts a session for `data` under a fresh random id, always: the
+    /// browser's earlier session named in `cookieHeader`, if any, is ended
+    /// first (fixation defence). Adds the session to its user's index.
+    ///
+    /// - Returns: the session and the `Set-Cookie` value that carries it.
+    public func create(_ data: SessionData, replacing cookieHeader: String?)
+        async throws(SessionError) -> (session: Session, setCookie: Secret)
+    {
+        let now = clock.unixMilliseconds()
+        var absolute = now &+ UInt64(configuration.absoluteTimeout.wholeMilliseconds)
+        if let refreshExpiry = data.tokens.refreshTokenExpiresAt { absolute = min(absolute, refreshExpiry) }
+        guard absolute > now else { throw .invalidData(reason: "the refresh token has already expired") }
+        let (cookieValue, handle) = try derive { () throws(CryptoError) in try RecordScheme.session.newHandle() }
+        let content = SessionRecord(data: data, authenticatedAt: now, absoluteExpiresAt: absolute)
+        let record = try sealed(content.encoded(), scheme: .session, handle: handle, version: 1, absoluteExpiry: absolute)
+
+        if let header = cookieHeader, let old = CookieHeader.value(named: configuration.cookieName, in: header) {
+            try await endEarlier(cookieValue: old)
+        }
+        let idle = configuration.idleTimeout
+        let index = Self.userIndex(subject: data.subject)
+        let lifetime = Duration.milliseconds(Int64(absolute - now))
+        try await call { () async throws(SessionStoreError) in
+            try await store.save(handle.storeKey, record: record, ttl: idle)
+            try await store.addToIndex(index, member: handle.storeKey, ttl: lifetime)
+        }
+        let session = Session(data: data, authenticatedAt: now, absoluteExpiresAt: absolute, version: 1, handle: handle)
+        let maxAge: Int64? = configuration.cookieLifetime == .untilAbsoluteExpiry ? Int64(absolute - now) / 1000 : nil
+        let setCookie = CookieHeader.setCookie(name: configuration.cookieName, value: cookieValue, maxAge: maxAge)
+        return (session, Secret(setCookie))
+    }
+
+    /// Replaces the session's content with `data` if nobody wrote it since
+    /// `session` was read (compare-and-set on its version). On success,
+    /// `session` carries the new content and version. The absolute expiry
+    /// only ever shrinks (to a new refresh token's expiry).
+    ///
+    /// - Returns: false when another request or instance wrote first, or the
+    ///   session has ended; reload then.
+    public func update(_ session: inout Session, data: SessionData) async throws(SessionError) -> Bool {
+        guard data.subject == session.data.subject else {
+            throw .invalidData(reason: "an update cannot change the subject")
+        }
+        var absolute = session.absoluteExpiresAt
+        if let refreshExpiry = data.tokens.refreshTokenExpiresAt { absolute = min(absolute, refreshExpiry) }
+        let version = session.version &+ 1
+        let content = SessionRecord(data: data, authenticatedAt: session.authenticatedAt, absoluteExpiresAt: absolute)
+        let record = try sealed(content.encoded(), scheme: .session, handle: session.handle, version: version,
+                                absoluteExpiry: absolute)
+        let (key, expected, idle) = (session.handle.storeKey, session.version, configuration.idleTimeout)
+        let written = try await call { () async throws(SessionStoreError) in
+            try await store.compareAndSet(key, expectedVersion: expected, record: record, ttl: idle)
+        }
+        guard written else { return false }
+        session.data = data
+        session.version = version
+        session.absoluteExpiresAt = absolute
+        return absolute > clock.unixMilliseconds()
+    }
+
+    /// Ends `session`: deletes its record and its index entry.
+    ///
+    /// - Returns: the `Set-Cookie` value that expires the cookie.
+    public func end(_ session: Session) async throws(SessionError) -> String {
+        let key = session.handle.storeKey
+        let index = Self.userIndex(subject: session.data.subject)
+        try await call { () async throws(SessionStoreError) in
+            try await store.delete([key])
+            try await store.removeFromIndex(index, member: key)
+        }
+        return expiringCookie()
+    }
+
+    /// The `Set-Cookie` value that removes the session cookie
+    /// (`Max-Age=0`), for logout and for a cookie that names no session.
+    public func expiringCookie() -> String {
+        CookieHeader.setCookie(name: configuration.cookieName, value: "", maxAge: 0)
+    }
+}

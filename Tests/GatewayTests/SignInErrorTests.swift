@@ -1,0 +1,162 @@
+import Testing
+import Configuration
+import Core
+import HTTP
+import ModgudSimulator
+import TestSupport
+@testable import Gateway
+
+/// Every error row of the contract, through the gateway, with assertions on
+/// what Modgud received (one call per browser call; none for bad input).
+@Suite("Sign-in errors and pass-through", .serialized)
+struct SignInErrorTests {
+    static func calls(_ harness: GatewayHarness, _ path: String) -> Int {
+        harness.modgudRequests().filter { $0["path"]?.stringValue == path }.count
+    }
+
+    @Test func rateLimitedAnswersPassThroughByteForByteWithOneCallEach() async throws {
+        let harness = try await GatewayHarness.start(simulator: { $0.responses.rateLimitHeaders = true })
+        let browser = harness.browser()
+        var relayed: [RawResponse] = []
+        for _ in 0..<8 {
+            relayed.append(try await browser.post("/bff/otp/request", ["email": "ada@example.com"]))
+        }
+        #expect(Self.calls(harness, "/api/account/native/otp/request") == 8, "exactly one upstream call per browser call")
+        let limited = relayed.filter { $0.status == 429 }
+        #expect(limited.count == 3, "the target dimension allows 5 per hour")
+        let answers = harness.answers.all.filter { $0.status.code == 429 }
+        #expect(answers.count == limited.count)
+        for (gateway, modgud) in zip(limited, answers) {
+            guard case .bytes(let body) = modgud.body else { Issue.record("no body"); continue }
+            #expect(gateway.body == body, "the body is relayed byte for byte")
+            #expect(gateway.header("Retry-After") == modgud.headers["Retry-After"])
+            for field in modgud.headers where field.name.lowercased().hasPrefix("ratelimit") {
+                #expect(gateway.header(field.name) == field.value)
+            }
+        }
+        #expect(limited.first?.json?["dimension"]?.stringValue == "target")
+        #expect(try #require(limited.first?.header("Retry-After")).allSatisfy(\.isNumber))
+
+        let metrics = try RawClient(port: harness.adminPort)
+        await metrics.send("GET /metrics HTTP/1.1\r\nHost: a\r\n\r\n")
+        let text = await metrics.readResponses(1).first?.bodyText ?? ""
+        #expect(text.contains(#"bff_modgud_rate_limited_total{endpoint="otp_request",policy="native-otp",dimension="target"} 3"#))
+        #expect(harness.logs.lines.filter { $0.contains(#""event":"modgud.rate_limited""#) }.count == 3)
+        await harness.stop()
+    }
+
+    @Test func pascalCase429sAreCountedToo() async throws {
+        let harness = try await GatewayHarness.start(simulator: { $0.responses.pascalCase429 = true })
+        let browser = harness.browser()
+        var last: RawResponse?
+        for _ in 0..<6 { last = try await browser.post("/bff/otp/request", ["email": "ada@example.com"]) }
+        #expect(last?.status == 429)
+        #expect(last?.bodyText.contains("\"Dimension\"") == true, "relayed as Modgud wrote it")
+        let line = harness.logs.lines.first { $0.contains(#""event":"modgud.rate_limited""#) }
+        #expect(line?.contains(#""policy":"native-otp""#) == true && line?.contains(#""dimension":"target""#) == true)
+        await harness.stop()
+    }
+
+    @Test(arguments: [
+        (JSON.object(["email": "not-an-address"]), "/bff/otp/request"),
+        (JSON.object(["email": .int(5)]), "/bff/otp/request"),
+        (JSON.object([:]), "/bff/otp/request"),
+        (JSON.object(["email": "ada@example.com", "firstName": .string(String(repeating: "x", count: 201))]), "/bff/otp/request"),
+        (JSON.object(["email": "ada@example.com", "code": "12ab56"]), "/bff/otp/redeem"),
+        (JSON.object(["email": "ada@example.com"]), "/bff/otp/redeem"),
+        (JSON.object(["userId": "u"]), "/bff/magic/redeem"),
+        (JSON.object(["assertion": "not an object"]), "/bff/passkey/redeem"),
+        (JSON.object(["totpCode": "12"]), "/bff/mfa"),
+    ])
+    func badInputIs400AndNeverReachesModgud(body: JSON, path: String) async throws {
+        let harness = try await GatewayHarness.start()
+        let response = try await harness.browser().post(path, body)
+        #expect(response.status == 400)
+        #expect(response.json?["error"]?.stringValue == "invalid_request")
+        #expect(response.json?["error_description"]?.stringValue?.isEmpty == false)
+        let upstream = harness.modgudRequests().filter { $0["path"]?.stringValue != "/.well-known/openid-configuration" }
+        #expect(upstream.isEmpty)
+        await harness.stop()
+    }
+
+    @Test func wrongContentTypeIs415() async throws {
+        let harness = try await GatewayHarness.start()
+        let response = try await harness.browser().send("POST", "/bff/otp/request", body: nil,
+                                                        headers: [("Content-Type", "text/plain"), ("Content-Length", "2")])
+        #expect(response.status == 415 || response.status == 400)
+        await harness.stop()
+    }
+
+    @Test func modgudRefusalsAreRelayed() async throws {
+        let harness = try await GatewayHarness.start()
+        let browser = harness.browser()
+        _ = try await browser.post("/bff/otp/request", ["email": "ada@example.com"])
+        let wrong = try await browser.post("/bff/otp/redeem", ["email": "ada@example.com", "code": "000000"])
+        #expect(wrong.status == 400)
+        #expect(wrong.json?["error"]?.stringValue == "invalid_grant")
+        #expect(browser.cookies["__Host-bff"] == nil)
+
+        harness.simulator.updateConfig { $0.realm.registrationFields.firstname = .required }
+        let nameless = try await browser.post("/bff/otp/request", ["email": "new@example.com"])
+        #expect(nameless.status == 400)
+        #expect(nameless.json?["error"]?.stringValue == "Firstname is required.")
+
+        harness.simulator.updateConfig { $0.realm.nativeGrants = false }
+        let disabled = try await browser.post("/bff/otp/request", ["email": "ada@example.com", "firstName": "Ada"])
+        #expect(disabled.status == 400)
+        #expect(disabled.json?["title"]?.stringValue == "NativeGrants.Disabled")
+        let unsupported = try await browser.post("/bff/otp/redeem", ["email": "ada@example.com", "code": "123456"])
+        #expect(unsupported.status == 400)
+        #expect(unsupported.json?["error"]?.stringValue == "unsupported_grant_type")
+        await harness.stop()
+    }
+
+    @Test func serverErrorsAre502AndTimeoutsAre504() async throws {
+        let harness = try await GatewayHarness.start(gateway: { $0.modgudTimeout = .milliseconds(400) })
+        let browser = harness.browser()
+        harness.simulator.injectFault(path: "/api/account/native/otp/request", count: 1, .status(500))
+        let failed = try await browser.post("/bff/otp/request", ["email": "ada@example.com"])
+        #expect(failed.status == 502)
+        #expect(failed.json?["error"]?.stringValue == "upstream_error")
+
+        harness.simulator.injectFault(path: "/connect/token", count: 1, .delay(milliseconds: 1500))
+        let slow = try await browser.post("/bff/otp/redeem", ["email": "ada@example.com", "code": "123456"])
+        #expect(slow.status == 504)
+        #expect(slow.json?["error"]?.stringValue == "upstream_timeout")
+        #expect(Self.calls(harness, "/connect/token") <= 1, "never retried")
+        await harness.stop()
+    }
+
+    @Test func unreachableModgudIs502() async throws {
+        let harness = try await GatewayHarness.start(gateway: { $0.modgudURL = HTTPURL("http://127.0.0.1:1") })
+        let response = try await harness.browser().post("/bff/otp/request", ["email": "ada@example.com"])
+        #expect(response.status == 502)
+        #expect(response.json?["error"]?.stringValue == "upstream_error")
+        await harness.stop()
+    }
+
+    @Test func storeDownIs503WithRetryAfterAndRecovers() async throws {
+        let harness = try await GatewayHarness.start()
+        let browser = harness.browser()
+        _ = try await SignInFlowTests.signInWithCode(harness, browser)
+        await harness.redis.stop()
+        let down = try await browser.get("/bff/user")
+        #expect(down.status == 503)
+        #expect(down.json?["error"]?.stringValue == "store_unavailable")
+        #expect(down.header("Retry-After") != nil)
+        _ = try await browser.post("/bff/otp/request", ["email": "ada@example.com"])
+        let code = try #require(harness.simulator.mail(to: "ada@example.com").first?.code)
+        let redeem = try await browser.post("/bff/otp/redeem", ["email": "ada@example.com", "code": .string(code)])
+        #expect(redeem.status == 503)
+        #expect(harness.logs.lines.contains { $0.contains("signin.tokens_abandoned") && $0.contains(#""revoked":true"#) })
+        try await harness.redis.restart()
+        var recovered = 0
+        for _ in 0..<100 {
+            recovered = try await browser.get("/bff/user").status
+            if recovered != 503 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(recovered == 401, "service resumes on its own; the session died with the unpersisted Redis")
+        await harness.stop()
+    }
+}

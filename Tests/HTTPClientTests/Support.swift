@@ -1,0 +1,150 @@
+import Core
+import HTTP
+import HTTPClient
+import System
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real `HTTPServer` on a loopback port with its own loops, for one test
+/// (the pattern of Tests/HTTPTests/Support/TestServer.swift).
+struct Upstream {
+    let group: EventLoopGroup
+    let server: HTTPServer
+
+    var port: UInt16 { server.localAddress!.port }
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    static func start(loops: Int = 1, configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+                      responder: @escaping HTTPResponder = Routes.respond) async throws -> Upstream {
+        let group = try EventLoopGroup(loops: loops, name: "upstream")
+        var configuration = HTTPServerConfiguration(address: SocketAddress(ip: IPAddress("127.0.0.1")!, port: 0))
+        configure(&configuration)
+        let server = HTTPServer(configuration: configuration, loops: group.loops, responder: responder)
+        try await server.start()
+        return Upstream(group: group, server: server)
+    }
+
+    func stop() async {
+        await server.shutdown(gracePeriod: .milliseconds(200))
+        group.shutdown()
+    }
+}
+
+/// A client on its own loops, shut down after `body`.
+@discardableResult
+func withClient<T>(loops: Int = 2, configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
+                   _ body: (HTTPClient, EventLoopGroup) async throws -> T) async throws -> T {
+    let group = try EventLoopGroup(loops: loops, name: "client")
+    let client = try HTTPClient(configuration: configuration, loops: group.loops)
+    do {
+        let result = try await body(client, group)
+        await client.shutdown()
+        group.shutdown()
+        return result
+    } catch {
+        await client.shutdown()
+        group.shutdown()
+        throw error
+    }
+}
+
+/// The upstream's routes, by path.
+enum Routes {
+    @Sendable static func respond(_ request: HTTPRequest) async -> HTTPResponse {
+        let parts = request.path.split(separator: "/").map(String.init)
+        switch parts.first {
+        case "echo":
+            // The request's method, fields and body, one per line.
+            let body = (try? await request.body.collect(upTo: 1 << 20)) ?? []
+            var text = "\(request.method.rawValue) \(request.head.target)\n"
+            for field in request.headers { text += "\(field.name): \(field.value)\n" }
+            text += "\n" + String(decoding: body, as: UTF8.self)
+            return HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain"], bytes: Array(text.utf8))
+        case "limited":
+            return HTTPResponse(status: .tooManyRequests, headers: HTTPHeaders(limitedFields.map {
+                HTTPField(name: $0.0, value: $0.1)
+            }), bytes: Array("{\"title\":\"slow down\"}".utf8))
+        case "status":
+            return HTTPResponse(status: HTTPStatus(Int(parts.dropFirst().first ?? "") ?? 500), bytes: Array("s".utf8))
+        case "redirect":
+            return HTTPResponse(status: .found, headers: ["Location": "/echo"], bytes: [])
+        case "sleep":
+            try? await Task.sleep(for: .milliseconds(Int(parts.dropFirst().first ?? "") ?? 1000))
+            return HTTPResponse(status: .ok, bytes: Array("late".utf8))
+        case "bytes":
+            let count = Int(parts.dropFirst().first ?? "") ?? 0
+            return HTTPResponse(status: .ok, bytes: [UInt8](repeating: 0x62, count: count))
+        case "chunked":
+            let count = Int(parts.dropFirst().first ?? "") ?? 0
+            return HTTPResponse(status: .ok, body: .stream(length: nil) { writer in
+                try await writePattern(count, to: writer)
+            })
+        case "download":
+            let count = Int(parts.dropFirst().first ?? "") ?? 0
+            return HTTPResponse(status: .ok, body: .stream(length: count) { writer in
+                try await writePattern(count, to: writer)
+            })
+        case "upload":
+            // Reads the body piece by piece; answers its length and checksum.
+            var total = 0, sum: UInt64 = 0
+            do {
+                while let piece = try await request.body.next() {
+                    total += piece.count
+                    for byte in piece { sum = sum &+ UInt64(byte) }
+                }
+            } catch {
+                return HTTPResponse(status: .badRequest, bytes: [])
+            }
+            return HTTPResponse(status: .ok, bytes: Array("\(total) \(sum)".utf8))
+        case "ignore-body":
+            // Never reads the body; answers much later.
+            try? await Task.sleep(for: .seconds(3))
+            return HTTPResponse(status: .ok, bytes: [])
+        default:
+            return HTTPResponse(status: .notFound, bytes: Array("no route".utf8))
+        }
+    }
+
+    /// `count` bytes of a repeating 0...250 pattern in 64 KiB pieces.
+    static func writePattern(_ count: Int, to writer: any HTTPBodyWriter) async throws {
+        let piece = (0..<(64 * 1024)).map { UInt8($0 % 251) }
+        var left = count
+        while left > 0 {
+            let n = min(left, piece.count)
+            try await writer.write(n == piece.count ? piece : Array(piece[0..<n]))
+            left -= n
+        }
+    }
+}
+
+/// The fields `/limited` answers with, in order.
+let limitedFields: [(String, String)] = [
+    ("Retry-After", "7"), ("RateLimit-Policy", "\"otp\";q=5;w=60"), ("Set-Cookie", "a=1"),
+    ("RateLimit", "\"otp\";r=0;t=7"), ("Set-Cookie", "b=2; Path=/"), ("X-Empty", ""),
+    ("Content-Type", "application/problem+json"),
+]
+
+/// The patterned bytes `Routes.writePattern` produces, as a checksum.
+func patternChecksum(_ count: Int) -> UInt64 {
+    var sum: UInt64 = 0
+    for i in 0..<count { sum &+= UInt64((i % (64 * 1024)) % 251) }
+    return sum
+}
+
+/// Resident memory of this process in bytes (from /proc/self/statm).
+func residentBytes() -> Int {
+    let fd = open("/proc/self/statm", O_RDONLY)
+    guard fd >= 0 else { return 0 }
+    defer { close(fd) }
+    var buffer = [UInt8](repeating: 0, count: 256)
+    let count = read(fd, &buffer, buffer.count)
+    guard count > 0 else { return 0 }
+    let fields = String(decoding: buffer[0..<count], as: UTF8.self).split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+extension HTTPClientResponse {
+    var text: String { String(decoding: body, as: UTF8.self) }
+}

@@ -1,0 +1,54 @@
+import Sessions
+import Testing
+
+/// The backends the conformance suite and the manager tests run against.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case memory, redis
+    var testDescription: String { rawValue }
+}
+
+/// One store under test, with the means to move its time and take it down.
+protocol StoreHarness: Sendable {
+    var store: any SessionStore { get }
+    /// The clock the store reads absolute expiries from.
+    var unixClock: any UnixClock { get }
+    /// Lets `duration` pass on the store's clocks (memory: moves the manual
+    /// clock; Redis: sleeps, since the server keeps real time).
+    func advance(by duration: Duration) async throws
+    /// Takes the backend down (memory: simulated outage; Redis: the server stops).
+    func stop() async throws
+    /// Brings it back and waits until the store answers again.
+    func restart() async throws
+    /// Releases everything (stops a server).
+    func shutdown() async
+}
+
+struct MemoryHarness: StoreHarness {
+    let clock = ManualClock()
+    let memory: MemorySessionStore<ManualClock>
+
+    init() { memory = MemorySessionStore(clock: clock, unixClock: clock) }
+
+    var store: any SessionStore { memory }
+    var unixClock: any UnixClock { clock }
+    func advance(by duration: Duration) async throws { clock.advance(by: duration) }
+    func stop() async throws { await memory.setUnavailable(true) }
+    func restart() async throws { await memory.setUnavailable(false) }
+    func shutdown() async {}
+}
+
+/// Runs `body` with a fresh harness of `kind`, always shutting it down.
+func withHarness<T>(_ kind: StoreKind, _ body: (any StoreHarness) async throws -> T) async throws -> T {
+    let harness: any StoreHarness = switch kind {
+    case .memory: MemoryHarness()
+    case .redis: try await RedisHarness.start()
+    }
+    do {
+        let result = try await body(harness)
+        await harness.shutdown()
+        return result
+    } catch {
+        await harness.shutdown()
+        throw error
+    }
+}

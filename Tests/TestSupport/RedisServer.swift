@@ -1,0 +1,241 @@
+import Dispatch
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real `redis-server` on a free loopback port, in its own temporary
+/// directory, with persistence off (`--save '' --appendonly no`) and
+/// `DEBUG` enabled (for `DEBUG SLEEP`). Blocking work (waiting for the
+/// process, probing the port) runs on Dispatch threads, never on the
+/// cooperative pool. The server is killed and its directory removed when
+/// the value is released.
+public final class RedisServer: Sendable {
+    public static let binary = "/usr/bin/redis-server"
+
+    /// The TCP port, the same across ``restart()``.
+    public let port: UInt16
+    /// The `requirepass` password, if any.
+    public let password: String?
+    private let directory: String
+    private let arguments: [String]
+    private let running = Mutex<RunningServer?>(nil)
+
+    /// Starts a server and waits until it answers `PING`.
+    public static func start(password: String? = nil, arguments: [String] = []) async throws -> RedisServer {
+        try await blocking { try ensureInstalled() }
+        let directory = NSTemporaryDirectory() + "modgud-redis-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let server = RedisServer(port: try freePort(), password: password, directory: directory, arguments: arguments)
+        try await server.launch()
+        return server
+    }
+
+    private init(port: UInt16, password: String?, directory: String, arguments: [String]) {
+        self.port = port
+        self.password = password
+        self.directory = directory
+        self.arguments = arguments
+    }
+
+    deinit {
+        running.withLock { server in
+            if let server { Glibc.kill(server.pid, SIGKILL) }
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    public var isRunning: Bool { running.withLock { $0 != nil } }
+
+    /// Stops the server with SIGTERM (it closes its clients) and waits for it.
+    public func stop() async { await end(signal: SIGTERM) }
+
+    /// Kills the server with SIGKILL (the kernel closes its sockets) and waits.
+    public func kill() async { await end(signal: SIGKILL) }
+
+    /// Starts the server again on the same port (data is not kept).
+    public func restart() async throws {
+        await stop()
+        try await launch()
+    }
+
+    private func launch() async throws {
+        var argv = [Self.binary, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                    "--dir", directory, "--logfile", directory + "/redis.log", "--daemonize", "no",
+                    "--enable-debug-command", "yes"]
+        if let password { argv += ["--requirepass", password] }
+        argv += arguments
+        let pid = try Self.spawn(argv)
+        let exit = ExitSignal()
+        // Reap the child on a thread of its own (waitpid blocks; see `blocking`).
+        DispatchQueue(label: "redis-server.wait").async {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            exit.fire()
+        }
+        running.withLock { $0 = RunningServer(pid: pid, exit: exit) }
+        let port = self.port
+        let answered = await Self.blocking { Self.waitForPing(port: port, timeout: 10) }
+        guard answered else {
+            await end(signal: SIGKILL)
+            throw RedisServerError.didNotStart(log: (try? String(contentsOfFile: directory + "/redis.log", encoding: .utf8)) ?? "")
+        }
+    }
+
+    /// posix_spawn with an empty signal mask and default handlers: the
+    /// calling thread (a Dispatch or cooperative thread) may block signals,
+    /// and a child that inherits a blocked SIGTERM never stops.
+    private static func spawn(_ argv: [String]) throws -> pid_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let cArguments = argv.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, binary, &actions, &attributes, cArguments, environ)
+        guard result == 0 else { throw RedisServerError.spawnFailed(errno: result) }
+        return pid
+    }
+
+    private func end(signal: Int32) async {
+        guard let server = running.withLock({ server in defer { server = nil }; return server }) else { return }
+        Glibc.kill(server.pid, signal)
+        await server.exit.wait()
+    }
+
+    // MARK: Helpers
+
+    private static func ensureInstalled() throws {
+        if FileManager.default.isExecutableFile(atPath: binary) { return }
+        let install = Process()
+        install.executableURL = URL(fileURLWithPath: "/usr/bin/apt-get")
+        install.arguments = ["install", "-y", "-qq", "redis-server"]
+        install.environment = ["DEBIAN_FRONTEND": "noninteractive", "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]
+        try install.run()
+        install.waitUntilExit()
+        guard FileManager.default.isExecutableFile(atPath: binary) else { throw RedisServerError.notInstalled }
+    }
+
+    /// A port the kernel just handed out for 127.0.0.1.
+    private static func freePort() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &addr) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard ok else { throw RedisServerError.noFreePort }
+        return UInt16(bigEndian: addr.sin_port)
+    }
+
+    /// Connects and sends `PING` until the server answers (`+PONG`, or
+    /// `-NOAUTH` when it wants a password).
+    private static func waitForPing(port: UInt16, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let reply = ping(port: port)
+            if reply.hasPrefix("+PONG") || reply.hasPrefix("-NOAUTH") { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    /// One blocking `PING` over a fresh socket with a 1 s timeout; "" on
+    /// any failure. (Its own socket code: the descriptor is closed exactly
+    /// once, here.)
+    private static func ping(port: UInt16) -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = port.bigEndian
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return "" }
+        let request = Array("*1\r\n$4\r\nPING\r\n".utf8)
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else { return "" }
+        var buffer = [UInt8](repeating: 0, count: 128)
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        return n > 0 ? String(decoding: buffer[..<n], as: UTF8.self) : ""
+    }
+
+    /// Runs blocking work on a new serial queue. Serial queues run on
+    /// libdispatch's overcommitting pool, which adds a thread when one
+    /// blocks; `DispatchQueue.global()` is as wide as the cores and, on
+    /// Linux, shares its threads with Swift's cooperative pool, so blocking
+    /// there stalls every task in the process.
+    private static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue(label: "redis-server.blocking").async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    private static func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            DispatchQueue(label: "redis-server.blocking").async { continuation.resume(returning: body()) }
+        }
+    }
+}
+
+public enum RedisServerError: Error {
+    case notInstalled
+    case spawnFailed(errno: Int32)
+    case noFreePort
+    case didNotStart(log: String)
+}
+
+private struct RunningServer: Sendable {
+    let pid: Int32
+    let exit: ExitSignal
+}
+
+/// Fired once by the process's termination handler; waiters resume then
+/// (or at once when it has already fired).
+private final class ExitSignal: Sendable {
+    private let state = Mutex<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func fire() {
+        let waiters = state.withLock { state in
+            state.fired = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let fired = state.withLock { state in
+                if !state.fired { state.waiters.append(continuation) }
+                return state.fired
+            }
+            if fired { continuation.resume() }
+        }
+    }
+}
