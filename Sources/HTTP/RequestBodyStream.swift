@@ -21,9 +21,16 @@ final class RequestBodyStream: Sendable {
         mutating func take() -> Result<[UInt8]?, HTTPBodyError>? {
             if head < pieces.count {
                 let piece = pieces[head]
+                pieces[head] = [] // release the bytes now, not when the queue drains
                 head += 1
                 buffered -= piece.count
-                if head == pieces.count { pieces.removeAll(keepingCapacity: true); head = 0 }
+                if head == pieces.count {
+                    pieces.removeAll(keepingCapacity: true)
+                    head = 0
+                } else if head >= 64 {
+                    pieces.removeFirst(head)
+                    head = 0
+                }
                 return .success(piece)
             }
             if let failure { return .failure(failure) }

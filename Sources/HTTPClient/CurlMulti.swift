@@ -67,7 +67,8 @@ final class CurlMulti: @unchecked Sendable {
 
     func startBuffered(id: UInt64, request: HTTPClientRequest,
                        waiter: CheckedContinuation<Result<HTTPClientResponse, HTTPClientError>, Never>) {
-        guard !closed, let easy = takeEasyHandle() else { return waiter.resume(returning: .failure(.cancelled)) }
+        guard !closed else { return waiter.resume(returning: .failure(.cancelled)) }
+        guard let easy = takeEasyHandle() else { return waiter.resume(returning: .failure(Self.outOfMemory)) }
         let source: Transfer.Source = request.body.map { .bytes($0) } ?? .none
         let transfer = Transfer(id: id, easy: easy, multi: self, sink: .buffered(waiter), source: source)
         start(transfer, request, streamed: false)
@@ -75,7 +76,8 @@ final class CurlMulti: @unchecked Sendable {
 
     func startStreaming(id: UInt64, request: HTTPClientRequest, body: HTTPClientRequestBody?,
                         waiter: CheckedContinuation<Result<HTTPClientStreamingResponse, HTTPClientError>, Never>) {
-        guard !closed, let easy = takeEasyHandle() else { return waiter.resume(returning: .failure(.cancelled)) }
+        guard !closed else { return waiter.resume(returning: .failure(.cancelled)) }
+        guard let easy = takeEasyHandle() else { return waiter.resume(returning: .failure(Self.outOfMemory)) }
         let channel = ResponseBodyChannel(
             highWater: configuration.streamBufferBytes, stats: stats,
             onDrained: { [self] in loop.execute { self.transfers[id]?.resume(receive: true) } },
@@ -93,6 +95,8 @@ final class CurlMulti: @unchecked Sendable {
         if let body, let upload { transfer.startPump(body, into: upload) }
         transfer.armWatchdog(idle: request.timeout ?? configuration.timeout)
     }
+
+    private static let outOfMemory = HTTPClientError.other(code: Int(CURLE_OUT_OF_MEMORY.rawValue))
 
     @discardableResult
     private func start(_ transfer: Transfer, _ request: HTTPClientRequest, streamed: Bool) -> Bool {

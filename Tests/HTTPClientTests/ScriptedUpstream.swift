@@ -5,40 +5,80 @@ import System
 import Glibc
 #endif
 
-/// A one-connection upstream that answers with canned bytes, for responses
-/// the real server never sends (1xx heads, trailers, folded fields). The
-/// blocking accept/read/write run on a Dispatch thread.
+/// A one-connection upstream with blocking I/O on a Dispatch thread, for
+/// what the real server does not do: canned responses the server never
+/// sends (1xx heads, trailers, folded fields), or a body sink that holds
+/// no more than one read buffer, so a memory figure measures the client
+/// alone.
 final class ScriptedUpstream: Sendable {
+    enum Behaviour: Sendable {
+        /// Reads the request head, sends these bytes, closes.
+        case answer(String)
+        /// Reads a Content-Length body, answers "<length> <byte sum>".
+        case countBody
+    }
+
     let port: UInt16
     private let listener: Int32
 
-    init(answer: String) throws {
+    convenience init(answer: String) throws { try self.init(.answer(answer)) }
+
+    init(_ behaviour: Behaviour) throws {
         listener = try Socket.listen(on: SocketAddress(ip: IPAddress("127.0.0.1")!, port: 0), reusePort: false)
         port = try Socket.localAddress(listener).port
         let listener = self.listener
-        // The listener is non-blocking: poll for the connection first.
-        DispatchQueue.global().async {
-            var pfd = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 5000) == 1, let (fd, _) = try? Socket.accept(listener) else { return }
-            var request: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            var cfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            while !request.ends(with: [13, 10, 13, 10]), poll(&cfd, 1, 5000) == 1 {
-                let count = read(fd, &buffer, buffer.count)
-                if count <= 0 { break }
-                request.append(contentsOf: buffer[0..<count])
-            }
-            let bytes = Array(answer.utf8)
-            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            Glibc.shutdown(fd, Int32(SHUT_WR))
-            _ = poll(&cfd, 1, 1000)
-            Glibc.close(fd)
-        }
+        DispatchQueue.global().async { Self.serve(listener, behaviour) }
     }
 
     deinit { Glibc.close(listener) }
+
+    private static func serve(_ listener: Int32, _ behaviour: Behaviour) {
+        // The listener is non-blocking: poll for the connection first.
+        var pfd = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        guard poll(&pfd, 1, 10_000) == 1, let (fd, _) = try? Socket.accept(listener) else { return }
+        defer { Glibc.close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var input: [UInt8] = []
+        func fill() -> Bool {
+            var cfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&cfd, 1, 10_000) == 1 else { return false }
+            let count = read(fd, &buffer, buffer.count)
+            guard count > 0 else { return false }
+            input.append(contentsOf: buffer[0..<count])
+            return true
+        }
+        var headEnd: Int?
+        while headEnd == nil {
+            guard fill() else { return }
+            headEnd = input.firstRange(of: [13, 10, 13, 10])?.upperBound
+        }
+        let answer: String
+        switch behaviour {
+        case .answer(let text):
+            answer = text
+        case .countBody:
+            let head = String(decoding: input[..<headEnd!], as: UTF8.self).lowercased()
+            let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                .flatMap { Int(String($0.dropFirst(15)).trimmedBlanks()) } ?? 0
+            var total = 0, sum: UInt64 = 0
+            input.removeFirst(headEnd!)
+            while true {
+                for byte in input { sum &+= UInt64(byte) }
+                total += input.count
+                input.removeAll(keepingCapacity: true)
+                if total >= length || !fill() { break }
+            }
+            let body = "\(total) \(sum)"
+            answer = "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        }
+        let bytes = Array(answer.utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
 }
 
-extension Array where Element == UInt8 {
-    func ends(with suffix: [UInt8]) -> Bool { count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix }
+extension String {
+    func trimmedBlanks() -> String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
 }

@@ -53,7 +53,7 @@ import Testing
         await upstream.stop()
     }
 
-    @Test func slowReaderGetsEveryByteInOrder() async throws {
+    @Test func slowReaderGetsEveryByteInOrder() async throws { try await HeavyTests.run {
         let upstream = try await Upstream.start()
         var configuration = HTTPClientConfiguration()
         configuration.streamBufferBytes = 32 * 1024
@@ -73,5 +73,5 @@ import Testing
             #expect(client.stats.streamBufferedBytesPeak.load(ordering: .relaxed) <= 32 * 1024 + 16 * 1024)
         }
         await upstream.stop()
-    }
+    } }
 }

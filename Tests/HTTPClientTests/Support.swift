@@ -148,3 +148,33 @@ func residentBytes() -> Int {
 extension HTTPClientResponse {
     var text: String { String(decoding: body, as: UTF8.self) }
 }
+
+/// Runs memory-hungry tests one at a time across suites, so one test's
+/// allocations never show up in another's RSS figures (suites run in
+/// parallel; `.serialized` orders tests only within a suite).
+actor HeavyTests {
+    static let shared = HeavyTests()
+    private var busy = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    static func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        await shared.acquire()
+        do {
+            let result = try await body()
+            await shared.release()
+            return result
+        } catch {
+            await shared.release()
+            throw error
+        }
+    }
+
+    private func acquire() async {
+        if !busy { busy = true; return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    private func release() {
+        if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
+    }
+}
