@@ -7,7 +7,7 @@ set -euo pipefail
 role="${1:-runtime}"
 packages=(pkg-config libssl-dev libcurl4-openssl-dev libhiredis-dev redis-server)
 case "$role" in
-    test) packages+=(python3 python3-venv) ;;
+    test) packages+=(python3 openssl) ;;
     bench) packages+=(python3 nginx-light wrk) ;;
 esac
 

@@ -9,6 +9,7 @@ import TestSupport
 /// event loop, a `RedisClient` and the store on it. Time is real: the
 /// harness sleeps to let TTLs run out.
 struct RedisHarness: StoreHarness {
+    var timeScale: Int64 { 5 }
     let server: RedisServer
     let group: EventLoopGroup
     let client: RedisClient

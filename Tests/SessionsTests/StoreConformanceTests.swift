@@ -33,10 +33,10 @@ struct StoreConformanceTests {
     @Test(arguments: kinds)
     func recordsExpireAfterTheirTTL(_ kind: StoreKind) async throws {
         try await withHarness(kind) { harness in
-            try await harness.store.save("a", record: Self.record(harness), ttl: .milliseconds(200))
-            try await harness.advance(by: .milliseconds(100))
+            try await harness.store.save("a", record: Self.record(harness), ttl: harness.ms(200))
+            try await harness.advance(by: harness.ms(100))
             #expect(try await harness.store.load("a", touch: nil) != nil)
-            try await harness.advance(by: .milliseconds(150))
+            try await harness.advance(by: harness.ms(150))
             #expect(try await harness.store.load("a", touch: nil) == nil)
         }
     }
@@ -45,12 +45,12 @@ struct StoreConformanceTests {
     func theAbsoluteExpiryCutsTheTTL(_ kind: StoreKind) async throws {
         try await withHarness(kind) { harness in
             let store = harness.store
-            try await store.save("a", record: Self.record(harness, lifetime: .milliseconds(200)), ttl: .seconds(60))
+            try await store.save("a", record: Self.record(harness, lifetime: harness.ms(200)), ttl: .seconds(60))
             let past = StoredRecord(bytes: [1], absoluteExpiry: harness.unixClock.unixMilliseconds() - 1)
             try await store.save("b", record: Self.record(harness), ttl: .seconds(60))
             try await store.save("b", record: past, ttl: .seconds(60))  // not stored; the old one goes too
             #expect(try await store.load("b", touch: nil) == nil)
-            try await harness.advance(by: .milliseconds(250))
+            try await harness.advance(by: harness.ms(250))
             #expect(try await store.load("a", touch: nil) == nil)
         }
     }
@@ -59,12 +59,12 @@ struct StoreConformanceTests {
     func touchRenewsTheTTL(_ kind: StoreKind) async throws {
         try await withHarness(kind) { harness in
             let store = harness.store
-            try await store.save("a", record: Self.record(harness), ttl: .milliseconds(300))
-            try await harness.advance(by: .milliseconds(200))
-            #expect(try await store.load("a", touch: .milliseconds(300)) != nil)
-            try await harness.advance(by: .milliseconds(200))  // 400 ms after save: alive thanks to the touch
+            try await store.save("a", record: Self.record(harness), ttl: harness.ms(300))
+            try await harness.advance(by: harness.ms(200))
+            #expect(try await store.load("a", touch: harness.ms(300)) != nil)
+            try await harness.advance(by: harness.ms(200))  // 400 ms after save: alive thanks to the touch
             #expect(try await store.load("a", touch: nil) != nil)
-            try await harness.advance(by: .milliseconds(200))  // 400 ms after the touch
+            try await harness.advance(by: harness.ms(200))  // 400 ms after the touch
             #expect(try await store.load("a", touch: nil) == nil)
         }
     }
@@ -73,10 +73,10 @@ struct StoreConformanceTests {
     func touchNeverReachesPastTheAbsoluteExpiry(_ kind: StoreKind) async throws {
         try await withHarness(kind) { harness in
             let store = harness.store
-            try await store.save("a", record: Self.record(harness, lifetime: .milliseconds(400)), ttl: .milliseconds(300))
-            try await harness.advance(by: .milliseconds(200))
+            try await store.save("a", record: Self.record(harness, lifetime: harness.ms(400)), ttl: harness.ms(300))
+            try await harness.advance(by: harness.ms(200))
             #expect(try await store.load("a", touch: .seconds(60)) != nil)  // cut to ~200 ms
-            try await harness.advance(by: .milliseconds(250))
+            try await harness.advance(by: harness.ms(250))
             #expect(try await store.load("a", touch: .seconds(60)) == nil)
         }
     }

@@ -21,6 +21,16 @@ protocol StoreHarness: Sendable {
     func restart() async throws
     /// Releases everything (stops a server).
     func shutdown() async
+    /// How much to stretch short TTLs: Redis keeps real time, and a loaded
+    /// machine running the whole suite in parallel needs slack.
+    var timeScale: Int64 { get }
+}
+
+extension StoreHarness {
+    var timeScale: Int64 { 1 }
+
+    /// `milliseconds`, stretched by the harness's time scale.
+    func ms(_ milliseconds: Int64) -> Duration { .milliseconds(milliseconds * timeScale) }
 }
 
 struct MemoryHarness: StoreHarness {

@@ -35,12 +35,12 @@ struct StoreLockAndIndexTests {
     func aLeaseRunsOutAndRenewExtendsIt(_ kind: StoreKind) async throws {
         try await withHarness(kind) { harness in
             let store = harness.store
-            let first = try #require(try await store.acquireLock("l", lease: .milliseconds(300)))
-            try await harness.advance(by: .milliseconds(200))
-            #expect(try await store.renewLock(first, lease: .milliseconds(300)))
-            try await harness.advance(by: .milliseconds(200))  // 400 ms after acquiring: held thanks to the renewal
-            #expect(try await store.acquireLock("l", lease: .milliseconds(300)) == nil)
-            try await harness.advance(by: .milliseconds(200))  // 400 ms after renewing: ran out
+            let first = try #require(try await store.acquireLock("l", lease: harness.ms(300)))
+            try await harness.advance(by: harness.ms(200))
+            #expect(try await store.renewLock(first, lease: harness.ms(300)))
+            try await harness.advance(by: harness.ms(200))  // 400 ms after acquiring: held thanks to the renewal
+            #expect(try await store.acquireLock("l", lease: harness.ms(300)) == nil)
+            try await harness.advance(by: harness.ms(200))  // 400 ms after renewing: ran out
             #expect(try await !store.renewLock(first, lease: .seconds(30)))
             let second = try #require(try await store.acquireLock("l", lease: .seconds(30)))
             // The first holder can neither renew nor release what is now someone else's.

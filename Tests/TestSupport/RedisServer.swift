@@ -25,11 +25,21 @@ public final class RedisServer: Sendable {
     /// Starts a server and waits until it answers `PING`.
     public static func start(password: String? = nil, arguments: [String] = []) async throws -> RedisServer {
         try await blocking { try ensureInstalled() }
-        let directory = NSTemporaryDirectory() + "modgud-redis-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let server = RedisServer(port: try freePort(), password: password, directory: directory, arguments: arguments)
-        try await server.launch()
-        return server
+        // Another process may take the port between the check and the bind:
+        // try a few ports before giving up.
+        var attempt = 0
+        while true {
+            attempt += 1
+            let directory = NSTemporaryDirectory() + "modgud-redis-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let server = RedisServer(port: try freePort(), password: password, directory: directory, arguments: arguments)
+            do {
+                try await server.launch()
+                return server
+            } catch RedisServerError.didNotStart(let log) where log.contains("Address already in use") && attempt < 5 {
+                continue
+            }
+        }
     }
 
     private init(port: UInt16, password: String?, directory: String, arguments: [String]) {
@@ -131,21 +141,25 @@ public final class RedisServer: Sendable {
         guard FileManager.default.isExecutableFile(atPath: binary) else { throw RedisServerError.notInstalled }
     }
 
-    /// A port the kernel just handed out for 127.0.0.1.
+    /// A free port below the kernel's ephemeral range (32768 and up), so a
+    /// client connection cannot take it while the server restarts on it.
     private static func freePort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &addr) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+        for _ in 0..<200 {
+            let candidate = UInt16.random(in: 20000...29999)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            addr.sin_port = candidate.bigEndian
+            let bound = withUnsafeMutablePointer(to: &addr) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
             }
+            if bound { return candidate }
         }
-        guard ok else { throw RedisServerError.noFreePort }
-        return UInt16(bigEndian: addr.sin_port)
+        throw RedisServerError.noFreePort
     }
 
     /// Connects and sends `PING` until the server answers (`+PONG`, or
