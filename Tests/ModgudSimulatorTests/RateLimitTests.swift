@@ -28,8 +28,10 @@ struct RateLimitTests {
             #expect(try await ask(sim, "b@example.com", from: "198.51.100.1").status == 200)
             let third = try await ask(sim, "c@example.com", from: "198.51.100.1")
             #expect(third.status == 429)
-            #expect(third.body == #"{"error":"rate_limited","policy":"native-otp","dimension":"source","retryAfterSeconds":3}"#)
-            #expect(third.retryAfter == "3")
+            // One token per 3 s: 3, or 2 when the first calls took a while.
+            let retry = try #require(third.retryAfter)
+            #expect(retry == "3" || retry == "2")
+            #expect(third.body == #"{"error":"rate_limited","policy":"native-otp","dimension":"source","retryAfterSeconds":\#(retry)}"#)
             #expect(third.contentType == "application/json")
             // Another browser is not affected; nor is the same one as an IPv4-mapped literal… which is the same browser.
             #expect(try await ask(sim, "c@example.com", from: "198.51.100.2").status == 200)
