@@ -53,7 +53,9 @@ extension JSON {
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// `"text"`, copying runs that need no escape in one go.
-    private static func appendString(_ text: String, to buffer: inout [UInt8]) {
+    /// Appends `text` as a JSON string literal (quotes, RFC 8259 escapes):
+    /// for writers that build JSON by hand, such as the log line encoder.
+    public static func appendString(_ text: String, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { bytes in

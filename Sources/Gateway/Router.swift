@@ -40,6 +40,9 @@ public struct Router: Sendable {
     }
 
     private(set) var routes: [Route] = []
+    /// Routes without parameters or prefixes, by exact path: the common
+    /// case, answered without splitting the path.
+    private var literal: [String: [Route]] = [:]
 
     public init() {}
 
@@ -55,11 +58,20 @@ public struct Router: Sendable {
         let segments = body.split(separator: "/", omittingEmptySubsequences: true).map { part -> Segment in
             part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(part)
         }
-        routes.append(Route(method: method, pattern: pattern, segments: segments, prefix: isPrefix,
-                            options: options, responder: responder))
+        let route = Route(method: method, pattern: pattern, segments: segments, prefix: isPrefix,
+                          options: options, responder: responder)
+        routes.append(route)
+        if !isPrefix, !segments.contains(where: { if case .parameter = $0 { true } else { false } }) {
+            literal["/" + segments.map { if case .literal(let part) = $0 { String(part) } else { "" } }.joined(separator: "/"),
+                    default: []].append(route)
+        }
     }
 
     public func match(_ method: HTTPMethod, path: Substring) -> Match {
+        if let exact = literal[String(path)],
+           let route = exact.first(where: { $0.method == method }) ?? (method == .head ? exact.first { $0.method == .get } : nil) {
+            return .found(pattern: route.pattern, parameters: [:], options: route.options, responder: route.responder)
+        }
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         var allowed: [HTTPMethod] = []
         var best: (route: Route, parameters: [String: String])?
