@@ -193,3 +193,22 @@ struct ReadinessTests {
         await harness.stop()
     }
 }
+
+@Suite("App info and capabilities", .serialized)
+struct AppInfoTests {
+    @Test func appInfoIsRelayedAndCachedBriefly() async throws {
+        let harness = try await GatewayHarness.start()
+        let browser = harness.browser()
+        let first = try await browser.get("/bff/app-info")
+        #expect(first.status == 200)
+        #expect(first.json?["RegistrationFields"] != nil, "Modgud's PascalCase answer as is")
+        for _ in 0..<5 { #expect(try await browser.get("/bff/app-info").body == first.body) }
+        let calls = harness.modgudRequests().filter { $0["path"]?.stringValue == "/api/app-info" }
+        #expect(calls.count == 1, "six page loads, one call to Modgud")
+        let capabilities = try await browser.get("/bff/capabilities")
+        #expect(capabilities.status == 200)
+        #expect(capabilities.json?["signIn"]?["emailCode"]?.boolValue == true)
+        #expect(capabilities.json?["signIn"]?["passkey"]?.boolValue == true)
+        await harness.stop()
+    }
+}
