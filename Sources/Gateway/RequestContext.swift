@@ -7,7 +7,10 @@ import System
 /// router has matched) the route pattern and path parameters.
 public struct RequestContext: Sendable {
     public let requestID: String
-    public var logger: Logger
+    private let baseLogger: Logger
+    /// A logger whose lines carry the request id. Made when used, so a
+    /// request that logs nothing pays nothing for it.
+    public var logger: Logger { baseLogger.with("requestId", .string(requestID)) }
     public let peer: SocketAddress?
     /// The matched route's pattern (`/bff/passkeys/{id}`), for logs and
     /// metrics: never the raw path, which may carry identifiers.
@@ -20,7 +23,7 @@ public struct RequestContext: Sendable {
 
     public init(requestID: String, logger: Logger, peer: SocketAddress?) {
         self.requestID = requestID
-        self.logger = logger.with("requestId", .string(requestID))
+        baseLogger = logger
         self.peer = peer
         routePattern = "unmatched"
         parameters = [:]

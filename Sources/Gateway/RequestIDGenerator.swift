@@ -15,6 +15,9 @@ public final class RequestIDGenerator: Sendable {
 
     public func next() -> String {
         let n = counter.add(1, ordering: .relaxed).newValue
-        return "\(prefix)-\(String(n, radix: 16))"
+        var id = prefix
+        id.append("-")
+        id.append(String(n, radix: 16))
+        return id
     }
 }
