@@ -74,25 +74,9 @@ public struct HTTPURL: Sendable, Hashable, CustomStringConvertible {
         }
         let host: String
         let portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]"),
-                  let address = IPAddress(authority[authority.index(after: authority.startIndex)..<close]) else {
-                return .failure(ValueProblem("the host in brackets must be an IPv6 address"))
-            }
-            host = address.description
-            let after = authority[authority.index(after: close)...]
-            guard after.isEmpty || after.hasPrefix(":") else {
-                return .failure(ValueProblem("unexpected text after the IPv6 host"))
-            }
-            portText = after.isEmpty ? nil : after.dropFirst()
-        } else {
-            let colon = authority.firstIndex(of: ":")
-            let name = authority[..<(colon ?? authority.endIndex)]
-            guard Lexical.isHostName(name) else {
-                return .failure(ValueProblem(name.isEmpty ? "the host is missing" : "the host is not a valid name or IPv4 address"))
-            }
-            host = name.lowercased()
-            portText = colon.map { authority[authority.index(after: $0)...] }
+        switch Lexical.splitHostAndPort(authority) {
+        case .success(let parts): (host, portText) = parts
+        case .failure(let problem): return .failure(problem)
         }
         var port = scheme.defaultPort
         if let portText {
