@@ -55,7 +55,7 @@ let package = Package(
         .executableTarget(name: "modgud-bff", dependencies: ["Gateway", "Configuration", "Observability", "HTTP", "System"]),
 
         // Test helpers shared by the test targets: a raw loopback HTTP client.
-        .target(name: "TestSupport", dependencies: ["System"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["System", "HTTP", "Core"], path: "Tests/TestSupport"),
         .testTarget(name: "CoreTests", dependencies: ["Core"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "SystemTests", dependencies: ["System"]),

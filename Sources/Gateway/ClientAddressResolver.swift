@@ -51,7 +51,7 @@ public struct ClientAddressResolver: Sendable {
     /// entry that is not an address.
     static func xForwardedFor(_ values: [String]) -> [IPAddress?] {
         values.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
-            .map { parseNode($0.trimmed) }
+            .map { parseNode($0.trimmingSpacesAndTabs) }
     }
 
     /// The `for=` parameter of every element of every Forwarded field; nil
@@ -60,8 +60,8 @@ public struct ClientAddressResolver: Sendable {
         values.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map { element in
             for pair in element.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2, parts[0].trimmed.equalsIgnoringASCIICase("for") else { continue }
-                var value = parts[1].trimmed
+                guard parts.count == 2, parts[0].trimmingSpacesAndTabs.equalsIgnoringASCIICase("for") else { continue }
+                var value = parts[1].trimmingSpacesAndTabs
                 if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = value.dropFirst().dropLast() }
                 return parseNode(value)
             }
@@ -88,14 +88,4 @@ public struct ClientAddressResolver: Sendable {
 
 extension Character {
     var isASCIIDigit: Bool { isASCII && isNumber }
-}
-
-extension StringProtocol {
-    /// Without leading and trailing spaces and tabs.
-    var trimmed: Substring {
-        var text = self[...]
-        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
-        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
-        return Substring(text)
-    }
 }

@@ -10,7 +10,7 @@ public struct JSONRequest: Sendable {
     /// Reads the body: `Content-Type: application/json`, within the route's
     /// limit, a strict JSON object.
     public static func read(_ request: HTTPRequest, context: RequestContext) async throws -> JSONRequest {
-        let type = request.headers["Content-Type"]?.split(separator: ";").first?.trimmed.lowercased()
+        let type = request.headers["Content-Type"]?.split(separator: ";").first?.trimmingSpacesAndTabs.lowercased()
         guard type == "application/json" else {
             throw GatewayError(.unsupportedMediaType, "invalid_request", "The body must be application/json.")
         }
@@ -19,14 +19,6 @@ public struct JSONRequest: Sendable {
             throw GatewayError.badRequest("The body must be a JSON object.")
         }
         return JSONRequest(object: json)
-    }
-
-    /// A body-less request is an empty object; any body must still be JSON.
-    public static func readOptional(_ request: HTTPRequest, context: RequestContext) async throws -> JSONRequest {
-        if request.body.declaredLength == 0 || (request.body.declaredLength == nil && request.headers["Transfer-Encoding"] == nil) {
-            return JSONRequest(object: .object(JSONObject()))
-        }
-        return try await read(request, context: context)
     }
 
     /// A required string of 1…`maxLength` characters without control characters.

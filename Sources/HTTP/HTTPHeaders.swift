@@ -69,4 +69,13 @@ extension StringProtocol {
         }
         return true
     }
+
+    /// Without leading and trailing spaces and tabs (HTTP's optional
+    /// whitespace around field values and list items).
+    public var trimmingSpacesAndTabs: Substring {
+        var text = self[...]
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return Substring(text)
+    }
 }

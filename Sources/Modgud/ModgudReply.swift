@@ -39,7 +39,7 @@ public struct ModgudReply: Sendable {
         return RateLimitInfo(
             policy: body?.value(forKeyIgnoringCase: "policy")?.stringValue ?? "unknown",
             dimension: body?.value(forKeyIgnoringCase: "dimension")?.stringValue ?? "unknown",
-            retryAfterSeconds: headers["Retry-After"].flatMap { Int($0.trimmingASCIISpaces) }
+            retryAfterSeconds: headers["Retry-After"].flatMap { Int($0.trimmingSpacesAndTabs) }
                 ?? body?.value(forKeyIgnoringCase: "retryAfterSeconds")?.intValue)
     }
 }
@@ -54,14 +54,5 @@ public struct RateLimitInfo: Sendable, Equatable {
         self.policy = policy
         self.dimension = dimension
         self.retryAfterSeconds = retryAfterSeconds
-    }
-}
-
-extension StringProtocol {
-    var trimmingASCIISpaces: Substring {
-        var text = self[...]
-        while text.first == " " || text.first == "\t" { text = text.dropFirst() }
-        while text.last == " " || text.last == "\t" { text = text.dropLast() }
-        return Substring(text)
     }
 }

@@ -2,32 +2,19 @@ import Core
 import HTTP
 import HTTPClient
 import System
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A real `HTTPServer` on a loopback port with its own loops, for one test
-/// (the pattern of Tests/HTTPTests/Support/TestServer.swift).
-struct Upstream {
-    let group: EventLoopGroup
-    let server: HTTPServer
+/// The upstream the client tests call: one loop and the test routes unless
+/// a test asks otherwise.
+typealias Upstream = LoopbackServer
 
-    var port: UInt16 { server.localAddress!.port }
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
-
+extension LoopbackServer {
     static func start(loops: Int = 1, configure: (inout HTTPServerConfiguration) -> Void = { _ in },
-                      responder: @escaping HTTPResponder = Routes.respond) async throws -> Upstream {
-        let group = try EventLoopGroup(loops: loops, name: "upstream")
-        var configuration = HTTPServerConfiguration(address: SocketAddress(ip: IPAddress("127.0.0.1")!, port: 0))
-        configure(&configuration)
-        let server = HTTPServer(configuration: configuration, loops: group.loops, responder: responder)
-        try await server.start()
-        return Upstream(group: group, server: server)
-    }
-
-    func stop() async {
-        await server.shutdown(gracePeriod: .milliseconds(200))
-        group.shutdown()
+                      responder: @escaping HTTPResponder = Routes.respond) async throws -> LoopbackServer {
+        try await launch(loops: loops, name: "upstream", configure: configure, responder: responder)
     }
 }
 

@@ -3,29 +3,14 @@ import HTTP
 import System
 import TestSupport
 
-/// A real server on a loopback port with its own loops, for one test.
-struct TestServer {
-    let group: EventLoopGroup
-    let server: HTTPServer
+/// The HTTP tests' server: two loops unless a test asks otherwise.
+typealias TestServer = LoopbackServer
 
-    var port: UInt16 { server.localAddress!.port }
-
+extension LoopbackServer {
     static func start(loops: Int = 2, configure: (inout HTTPServerConfiguration) -> Void = { _ in },
-                      responder: @escaping HTTPResponder) async throws -> TestServer {
-        let group = try EventLoopGroup(loops: loops, name: "test")
-        var configuration = HTTPServerConfiguration(address: SocketAddress(ip: IPAddress("127.0.0.1")!, port: 0))
-        configure(&configuration)
-        let server = HTTPServer(configuration: configuration, loops: group.loops, responder: responder)
-        try await server.start()
-        return TestServer(group: group, server: server)
+                      responder: @escaping HTTPResponder) async throws -> LoopbackServer {
+        try await launch(loops: loops, name: "test", configure: configure, responder: responder)
     }
-
-    func stop() async {
-        await server.shutdown(gracePeriod: .milliseconds(200))
-        group.shutdown()
-    }
-
-    func client() throws -> RawClient { try RawClient(port: port) }
 }
 
 extension HTTPResponse {
