@@ -59,6 +59,11 @@ extension Simulator {
         core.state.clock.advance(by: seconds)
     }
 
+    /// Stops real time from moving the simulator's clock (see `SimClock.freeze`).
+    public func freezeClock() {
+        core.state.clock.freeze()
+    }
+
     /// Arms a fault for the next `count` calls to `path` (any method when nil).
     public func injectFault(path: String, method: String? = nil, count: Int = 1, _ action: FaultAction) {
         core.state.faults.arm(FaultInjector.Fault(path: path, method: method?.uppercased(), remaining: count, action: action))

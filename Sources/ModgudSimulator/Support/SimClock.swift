@@ -9,12 +9,24 @@ import Glibc
 /// and bucket in the simulator reads this clock.
 final class SimClock: Sendable {
     private let offset = Mutex<Double>(0)
+    /// Real time at the moment of `freeze()`; nil while the clock runs.
+    private let frozenAt = Mutex<Double?>(nil)
 
     /// Seconds since the Unix epoch, with the offset applied.
     func now() -> Double {
+        (frozenAt.withLock { $0 } ?? Self.realNow()) + offset.withLock { $0 }
+    }
+
+    /// Stops real time from moving the clock; only `advance` moves it then.
+    /// For tests that assert exact lifetimes on a machine that may stall.
+    func freeze() {
+        frozenAt.withLock { $0 = Self.realNow() }
+    }
+
+    private static func realNow() -> Double {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9 + offset.withLock { $0 }
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
     /// Moves the clock forward; returns the total offset.
@@ -28,5 +40,8 @@ final class SimClock: Sendable {
 
     var offsetSeconds: Double { offset.withLock { $0 } }
 
-    func reset() { offset.withLock { $0 = 0 } }
+    func reset() {
+        offset.withLock { $0 = 0 }
+        frozenAt.withLock { $0 = nil }
+    }
 }
