@@ -37,13 +37,7 @@ public enum ConfigLoader {
         if let listen, let adminListen, listen.conflicts(with: adminListen) {
             reader.report(.adminListen, "\(adminListen) would share a port with BFF_LISTEN (\(listen))")
         }
-        var client: ClientCredentials?
-        switch (clientID, clientSecret) {
-        case let (id?, secret?): client = ClientCredentials(id: id, secret: secret)
-        case (_?, nil): reader.report(.clientSecret, "is required when BFF_CLIENT_ID is set")
-        case (nil, _?): reader.report(.clientID, "is required when BFF_CLIENT_SECRET is set")
-        case (nil, nil): break
-        }
+        let client = credentials(clientID, clientSecret, id: .clientID, secret: .clientSecret, &reader)
         if let routes {
             checkRoutesHaveModgud(routes, &reader)
         }
@@ -78,6 +72,12 @@ public enum ConfigLoader {
             text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && !"()<>@,;:\\\"/[]?={}".utf8.contains($0) }
                 ? .success(text) : .failure(ValueProblem("must be a cookie name (a token)"))
         }
+        let machineID = reader.value(.machineClientID) { Result<String, ValueProblem>.success($0) }
+        let machineSecret = reader.value(.machineClientSecret) { Result<Secret, ValueProblem>.success(Secret($0)) }
+        let machine = credentials(machineID, machineSecret, id: .machineClientID, secret: .machineClientSecret, &reader)
+        let skew = reader.integer(.refreshSkew)
+        let leeway = reader.integer(.refreshReuseLeeway)
+        let upstreamTimeout = reader.integer(.upstreamTimeout)
         let idle = reader.integer(.sessionIdleTimeout)
         let absolute = reader.integer(.sessionAbsoluteTimeout)
         if let idle, let absolute, idle > absolute {
@@ -92,7 +92,23 @@ public enum ConfigLoader {
             if let cookie { config.sessionCookie = cookie }
             if let idle { config.sessionIdleTimeout = .seconds(idle) }
             if let absolute { config.sessionAbsoluteTimeout = .seconds(absolute) }
+            config.machineClient = machine
+            if let skew { config.refreshSkew = .seconds(skew) }
+            if let leeway { config.refreshReuseLeeway = .seconds(leeway) }
+            if let upstreamTimeout { config.upstreamTimeout = .milliseconds(upstreamTimeout) }
         }
+    }
+
+    /// A client id and secret: both or neither.
+    static func credentials(_ id: String?, _ secret: Secret?, id idSetting: SettingDefinition,
+                            secret secretSetting: SettingDefinition, _ reader: inout SettingReader) -> ClientCredentials? {
+        switch (id, secret) {
+        case let (id?, secret?): return ClientCredentials(id: id, secret: secret)
+        case (_?, nil): reader.report(secretSetting, "is required when \(idSetting.name) is set")
+        case (nil, _?): reader.report(idSetting, "is required when \(secretSetting.name) is set")
+        case (nil, nil): break
+        }
+        return nil
     }
 
     /// Loads with the options of the command line (`--config`).
@@ -131,11 +147,14 @@ public enum ConfigLoader {
         return routes
     }
 
-    /// A route that needs tokens needs Modgud and the client credentials.
+    /// A route that needs tokens needs Modgud and the client credentials
+    /// (the machine client's for token `client`).
     private static func checkRoutesHaveModgud(_ routes: [RouteConfig], _ reader: inout SettingReader) {
-        let missing = [SettingDefinition.modgudURL, .clientID, .clientSecret].filter { !reader.isGiven($0) }
-        guard !missing.isEmpty else { return }
         for (index, route) in routes.enumerated() where route.token.needsModgud {
+            var needed = [SettingDefinition.modgudURL, .clientID, .clientSecret]
+            if route.token == .client { needed += [.machineClientID, .machineClientSecret] }
+            let missing = needed.filter { !reader.isGiven($0) }
+            guard !missing.isEmpty else { continue }
             reader.record([ConfigError(
                 setting: "\(SettingDefinition.routes.name)[\(index)].token",
                 message: "token \(route.token.rawValue) needs \(missing.map(\.name).joined(separator: ", ")), which "

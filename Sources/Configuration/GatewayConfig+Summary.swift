@@ -36,6 +36,11 @@ extension GatewayConfig: CustomStringConvertible {
             SettingDefinition.sessionCookie.name: sessionCookie,
             SettingDefinition.sessionIdleTimeout.name: String(sessionIdleTimeout.components.seconds),
             SettingDefinition.sessionAbsoluteTimeout.name: String(sessionAbsoluteTimeout.components.seconds),
+            SettingDefinition.machineClientID.name: machineClient?.id ?? notSet,
+            SettingDefinition.machineClientSecret.name: machineClient == nil ? notSet : "set",
+            SettingDefinition.refreshSkew.name: String(refreshSkew.components.seconds),
+            SettingDefinition.refreshReuseLeeway.name: String(refreshReuseLeeway.components.seconds),
+            SettingDefinition.upstreamTimeout.name: milliseconds(upstreamTimeout),
         ]
         return SettingDefinition.all.map { setting in
             let value = setting.isSecret && values[setting.name] != notSet ? "<redacted>" : values[setting.name]

@@ -61,6 +61,14 @@ public struct GatewayConfig: Sendable {
     public var sessionIdleTimeout: Duration = .seconds(1800)
     /// BFF_SESSION_ABSOLUTE_TIMEOUT_S.
     public var sessionAbsoluteTimeout: Duration = .seconds(43200)
+    /// BFF_M2M_CLIENT_ID and BFF_M2M_CLIENT_SECRET, both or neither.
+    public var machineClient: ClientCredentials?
+    /// BFF_REFRESH_SKEW_S.
+    public var refreshSkew: Duration = .seconds(60)
+    /// BFF_REFRESH_REUSE_LEEWAY_S.
+    public var refreshReuseLeeway: Duration = .zero
+    /// BFF_UPSTREAM_TIMEOUT_MS.
+    public var upstreamTimeout: Duration = .seconds(30)
 
     /// The configuration with nothing set: every table default.
     public static var defaults: GatewayConfig {

@@ -23,4 +23,23 @@ extension SettingDefinition {
     public static let sessionAbsoluteTimeout = SettingDefinition(
         "BFF_SESSION_ABSOLUTE_TIMEOUT_S", kind: .integer(300...2_592_000), default: .value("43200"),
         summary: "Seconds a session lives at most after sign-in (never beyond the refresh token).")
+    public static let machineClientID = SettingDefinition(
+        "BFF_M2M_CLIENT_ID", kind: .text, default: .unset,
+        summary: "A second Modgud client holding `client_credentials`, for routes with token `client` "
+            + "(Modgud keeps user grants and client credentials on separate clients); needs BFF_M2M_CLIENT_SECRET.")
+    public static let machineClientSecret = SettingDefinition(
+        "BFF_M2M_CLIENT_SECRET", kind: .text, default: .unset,
+        summary: "The secret of BFF_M2M_CLIENT_ID. Never printed.", isSecret: true)
+    public static let refreshSkew = SettingDefinition(
+        "BFF_REFRESH_SKEW_S", kind: .integer(0...3600), default: .value("60"),
+        summary: "An access token this close to its expiry is refreshed before use.")
+    public static let refreshReuseLeeway = SettingDefinition(
+        "BFF_REFRESH_REUSE_LEEWAY_S", kind: .integer(0...300), default: .value("0"),
+        summary: "Modgud's refresh-token reuse leeway. After a refresh whose outcome is unknown (a timeout "
+            + "after sending), the same refresh token is sent again only within this many seconds; past it "
+            + "the session ends rather than risk a replay that revokes the token family.")
+    public static let upstreamTimeout = SettingDefinition(
+        "BFF_UPSTREAM_TIMEOUT_MS", kind: .integer(100...3_600_000), default: .value("30000"),
+        summary: "Proxied API calls: the longest wait for the upstream's answer head, and then between "
+            + "pieces of either body; past it the browser gets 504.")
 }

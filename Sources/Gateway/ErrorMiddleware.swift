@@ -11,6 +11,8 @@ public struct ErrorMiddleware: Middleware {
             return try await next(request, context)
         } catch let error as GatewayError {
             return error.response
+        } catch let answer as RelayedAnswer {
+            return answer.response
         } catch let error as HTTPBodyError {
             switch error {
             case .tooLarge: return GatewayError.payloadTooLarge.response

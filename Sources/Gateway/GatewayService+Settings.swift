@@ -27,8 +27,22 @@ extension GatewayService {
     /// gateway serves no `/bff/*` sign-in endpoint.
     static func modgudConfiguration(_ config: GatewayConfig) -> ModgudConfiguration? {
         guard let url = config.modgudURL, let client = config.client else { return nil }
+        var resources = config.resource.map { [$0] } ?? []
+        for route in config.routes {
+            if let resource = route.resource, !resources.contains(resource) { resources.append(resource) }
+        }
         return ModgudConfiguration(baseURL: url.description, clientID: client.id, clientSecret: client.secret,
-                                   scopes: config.scopes, resource: config.resource, timeout: config.modgudTimeout)
+                                   machineClientID: config.machineClient?.id, machineClientSecret: config.machineClient?.secret,
+                                   scopes: config.scopes, resources: resources, timeout: config.modgudTimeout)
+    }
+
+    /// The refresh lock's lease outlasts a whole call to Modgud, so it
+    /// cannot run out while the holder still waits for the answer (it is
+    /// renewed too); a waiter gives up after the lease plus one call.
+    static func refreshSettings(_ config: GatewayConfig) -> RefreshCoordinator.Settings {
+        let lease = config.modgudTimeout + .seconds(5)
+        return RefreshCoordinator.Settings(skew: config.refreshSkew, reuseLeeway: config.refreshReuseLeeway, lease: lease,
+                                           waitLimit: lease + config.modgudTimeout, defaultResource: config.resource)
     }
 
     static func sessionConfiguration(_ config: GatewayConfig) -> SessionConfiguration {
@@ -40,7 +54,8 @@ extension GatewayService {
     static func capabilities(_ config: GatewayConfig) -> JSON {
         let signIn = config.modgudURL != nil && config.client != nil
         return ["signIn": ["emailCode": .bool(signIn), "magicLink": .bool(signIn), "passkey": .bool(signIn), "register": .bool(signIn)],
-                "features": ["apiProxy": .bool(!config.routes.isEmpty)]]
+                "features": ["apiProxy": .bool(!config.routes.isEmpty), "passkeyManagement": .bool(signIn),
+                             "logout": .bool(signIn)]]
     }
 
     /// `/readyz`: Redis answers PING; Modgud answers its discovery document

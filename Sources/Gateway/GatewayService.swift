@@ -22,6 +22,10 @@ public final class GatewayService: Sendable {
     public let http: HTTPClient
     public let modgud: ModgudClient?
     public let sessions: SessionManager
+    /// The API proxy's client of the upstream APIs (its own pool and timeouts).
+    public let upstreams: HTTPClient
+    /// Refresh outcomes between instances.
+    public let refreshSignals: RefreshSignals
     /// The public listener's routes, for checks against Docs/openapi.yaml.
     public let publicRoutes: [(method: HTTPMethod, pattern: String)]
 
@@ -37,20 +41,38 @@ public final class GatewayService: Sendable {
         clientSettings.caFile = config.modgudCAFile
         let http = try HTTPClient(configuration: clientSettings, loops: group.loops)
         let modgud = Self.modgudConfiguration(config).map { ModgudClient(configuration: $0, http: http) }
+        let upstreams = try HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .seconds(5), timeout: config.upstreamTimeout),
+                                       loops: group.loops)
+        let signals = RefreshSignals(redis: redis, subscriber: RedisSubscriber(configuration: Self.redisConfiguration(config),
+                                                                              loop: group.loops[0]))
         self.redis = redis
         self.sessions = sessions
         self.http = http
         self.modgud = modgud
+        self.upstreams = upstreams
+        refreshSignals = signals
 
         var publicRouter = Router()
         let bodyLimit = RouteOptions(maxBodyBytes: config.maxBodyBytes)
+        let relay = ModgudRelay(metrics: metrics)
+        let addresses = ClientAddressResolver(trustedProxies: config.trustedProxies,
+                                              header: ForwardedHeader(rawValue: config.forwardedHeader) ?? .xForwardedFor)
+        var refresher: RefreshCoordinator?
+        var clientTokens: ClientTokenCache?
         if let modgud {
-            let shared = SignInContext(modgud: modgud, sessions: sessions, relay: ModgudRelay(metrics: metrics),
-                                       addresses: ClientAddressResolver(trustedProxies: config.trustedProxies,
-                                                                          header: ForwardedHeader(rawValue: config.forwardedHeader) ?? .xForwardedFor))
-            SignInEndpoints(shared: shared, capabilities: Self.capabilities(config))
+            let coordinator = RefreshCoordinator(modgud: modgud, sessions: sessions, signals: signals,
+                                                 settings: Self.refreshSettings(config), relay: relay, metrics: metrics)
+            refresher = coordinator
+            if config.machineClient != nil {
+                clientTokens = ClientTokenCache(modgud: modgud, relay: relay, skew: config.refreshSkew)
+            }
+            let shared = SignInContext(modgud: modgud, sessions: sessions, relay: relay, addresses: addresses)
+            SignInEndpoints(shared: shared, refresher: coordinator, capabilities: Self.capabilities(config))
                 .register(in: &publicRouter, options: bodyLimit)
         }
+        APIProxy(upstreams: upstreams, sessions: sessions, refresher: refresher, clientTokens: clientTokens,
+                 addresses: addresses, publicOrigin: config.publicOrigin, timeout: config.upstreamTimeout)
+            .register(config.routes, in: &publicRouter)
         let publicApp = Application(router: publicRouter,
                                     middlewares: [ObservationMiddleware(metrics: metrics, accessLog: config.accessLog), ErrorMiddleware(),
                                                   CSRFMiddleware(publicOrigin: config.publicOrigin)],
@@ -75,6 +97,7 @@ public final class GatewayService: Sendable {
 
     public func start() async throws {
         redis.start()
+        refreshSignals.start()
         try await publicServer.start()
         try await adminServer.start()
         logger.info("gateway.started", [
@@ -108,8 +131,10 @@ public final class GatewayService: Sendable {
         async let publicDone: Void = publicServer.shutdown(gracePeriod: config.shutdownTimeout)
         async let adminDone: Void = adminServer.shutdown(gracePeriod: config.shutdownTimeout)
         _ = await (publicDone, adminDone)
+        await refreshSignals.close()
         await redis.close()
         await http.shutdown()
+        await upstreams.shutdown()
         logger.info("gateway.stopped")
     }
 }

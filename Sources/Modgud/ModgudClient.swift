@@ -69,11 +69,13 @@ public final class ModgudClient: Sendable {
     }
 
     /// `POST /connect/token` with the login client (every grant but
-    /// client_credentials), the browser's address attached.
-    public func token(_ grant: TokenGrant, resource: String? = nil, forwardedFor client: IPAddress) async throws(ModgudFailure) -> ModgudReply {
+    /// client_credentials), the browser's address attached. `resources`
+    /// nil asks for the configured sign-in audiences; a refresh passes the
+    /// one audience it wants (or none, to keep the grant's).
+    public func token(_ grant: TokenGrant, resources: [String]? = nil, forwardedFor client: IPAddress) async throws(ModgudFailure) -> ModgudReply {
         var headers = clientHeaders(forwardedFor: client)
         headers.add("Content-Type", "application/x-www-form-urlencoded")
-        let form = FormURLEncoded.serialize(grant.formFields(scope: configuration.scopes, resource: resource ?? configuration.resource))
+        let form = FormURLEncoded.serialize(grant.formFields(scope: configuration.scopes, resources: resources ?? configuration.resources))
         return try await send(.post, endpoints.token, headers: headers, body: Array(form.utf8))
     }
 
@@ -85,7 +87,7 @@ public final class ModgudClient: Sendable {
         headers.add("Authorization", machineBasic.revealed)
         headers.add("Accept", "application/json")
         headers.add("Content-Type", "application/x-www-form-urlencoded")
-        let form = FormURLEncoded.serialize(TokenGrant.clientCredentials.formFields(scope: scope, resource: resource))
+        let form = FormURLEncoded.serialize(TokenGrant.clientCredentials.formFields(scope: scope, resources: resource.map { [$0] } ?? []))
         return try await send(.post, endpoints.token, headers: headers, body: Array(form.utf8))
     }
 

@@ -13,8 +13,10 @@ public struct ModgudConfiguration: Sendable {
     public var machineClientSecret: Secret?
     /// Scopes asked for at sign-in.
     public var scopes: String
-    /// The default audience (RFC 8707), if any.
-    public var resource: String?
+    /// The audiences (RFC 8707 `resource`) asked for at sign-in: the
+    /// default one and every API route's, so that a refresh can later
+    /// narrow a token to any of them. Empty: Modgud's default audience.
+    public var resources: [String]
     /// Total time allowed per call.
     public var timeout: Duration
     /// The largest answer read from Modgud.
@@ -22,7 +24,7 @@ public struct ModgudConfiguration: Sendable {
 
     public init(baseURL: String, clientID: String, clientSecret: Secret,
                 machineClientID: String? = nil, machineClientSecret: Secret? = nil,
-                scopes: String = "openid profile email offline_access", resource: String? = nil,
+                scopes: String = "openid profile email offline_access", resources: [String] = [],
                 timeout: Duration = .seconds(10), maxResponseBytes: Int = 256 * 1024) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.clientID = clientID
@@ -30,7 +32,7 @@ public struct ModgudConfiguration: Sendable {
         self.machineClientID = machineClientID
         self.machineClientSecret = machineClientSecret
         self.scopes = scopes
-        self.resource = resource
+        self.resources = resources
         self.timeout = timeout
         self.maxResponseBytes = maxResponseBytes
     }

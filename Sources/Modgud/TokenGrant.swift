@@ -28,33 +28,34 @@ public enum TokenGrant: Sendable {
         }
     }
 
-    /// The form fields, in order; `scope` and `resource` where the grant
-    /// takes them.
-    public func formFields(scope: String?, resource: String?) -> [(String, String)] {
+    /// The form fields, in order; `scope` and `resource` (one field per
+    /// audience) where the grant takes them.
+    public func formFields(scope: String?, resources: [String]) -> [(String, String)] {
+        let resource = resources.map { ("resource", $0) }
         var fields: [(String, String)] = [("grant_type", grantType)]
         switch self {
         case .otp(let email, let code, let totp):
             fields += [("username", email), ("otp_code", code.revealed)]
             if let scope { fields.append(("scope", scope)) }
-            if let resource { fields.append(("resource", resource)) }
+            fields += resource
             if let totp { fields.append(("totp_code", totp.revealed)) }
         case .magic(let userID, let token, let totp):
             fields += [("user_id", userID), ("magic_token", token.revealed)]
             if let scope { fields.append(("scope", scope)) }
-            if let resource { fields.append(("resource", resource)) }
+            fields += resource
             if let totp { fields.append(("totp_code", totp.revealed)) }
         case .passkey(let ceremonyID, let assertion):
             fields += [("ceremony_id", ceremonyID.revealed), ("assertion", assertion)]
             if let scope { fields.append(("scope", scope)) }
-            if let resource { fields.append(("resource", resource)) }
+            fields += resource
         case .mfa(_, let mfaToken, let totp):
             fields += [("mfa_token", mfaToken.revealed), ("totp_code", totp.revealed)]
         case .refresh(let refreshToken):
             fields.append(("refresh_token", refreshToken.revealed))
-            if let resource { fields.append(("resource", resource)) }
+            fields += resource
         case .clientCredentials:
             if let scope { fields.append(("scope", scope)) }
-            if let resource { fields.append(("resource", resource)) }
+            fields += resource
         }
         return fields
     }

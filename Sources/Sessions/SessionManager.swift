@@ -29,6 +29,9 @@ public struct SessionManager: Sendable {
         self.clock = clock
     }
 
+    /// Now, in Unix milliseconds, on the clock session times are kept on.
+    public var now: UInt64 { clock.unixMilliseconds() }
+
     /// The session the request's `Cookie` header points to, renewing its
     /// idle timeout, or why there is none. One store round trip.
     public func lookup(cookieHeader: String?) async throws(SessionError) -> SessionLookup<Session> {

@@ -1,6 +1,6 @@
 import Core
 
-/// The plaintext of a sealed session record, format 1:
+/// The plaintext of a sealed session record, format 2:
 ///
 /// ```
 /// format (1) = 1
@@ -10,12 +10,14 @@ import Core
 /// refreshToken (flag, lp?) · refreshTokenExpiresAt (8, 0 = unknown)
 /// idToken (flag, lp?) · scope (lp)
 /// resource count (LEB128) · per resource, sorted: name (lp) · token (lp) · expiresAt (8)
+/// refreshOutcomeUnknownSince (8, 0 = none)               format 2 only
 /// ```
 ///
-/// Trailing bytes, an unknown format or a malformed field refuse the whole
-/// record.
+/// Format 1 (written before refresh tracking) is read as format 2 without
+/// an unknown refresh. Trailing bytes, an unknown format or a malformed
+/// field refuse the whole record.
 struct SessionRecord: Sendable {
-    static let format: UInt8 = 1
+    static let format: UInt8 = 2
 
     var data: SessionData
     var authenticatedAt: UInt64
@@ -45,6 +47,7 @@ struct SessionRecord: Sendable {
             writer.string(token.accessToken.revealed)
             writer.optionalUInt64(token.expiresAt)
         }
+        writer.optionalUInt64(tokens.refreshOutcomeUnknownSince)
         return writer.bytes
     }
 
@@ -54,10 +57,10 @@ struct SessionRecord: Sendable {
         self.absoluteExpiresAt = absoluteExpiresAt
     }
 
-    /// Decodes format 1, or returns nil for anything else.
+    /// Decodes formats 1 and 2, or returns nil for anything else.
     init?(decoding bytes: [UInt8]) {
         var reader = ByteReader(bytes)
-        guard reader.byte() == Self.format,
+        guard let format = reader.byte(), format == 1 || format == Self.format,
               let authenticatedAt = reader.uint64(), let absoluteExpiresAt = reader.uint64(),
               let subject = reader.string(), let claims = reader.lengthPrefixed(), let sid = reader.optionalString(),
               let accessToken = reader.string(), let accessExpiry = reader.optionalUInt64(),
@@ -72,11 +75,17 @@ struct SessionRecord: Sendable {
             else { return nil }
             resources[name] = .init(accessToken: Secret(token), expiresAt: expiry)
         }
+        var unknownSince: UInt64?
+        if format >= 2 {
+            guard let since = reader.optionalUInt64() else { return nil }
+            unknownSince = since
+        }
         guard reader.isAtEnd else { return nil }
         let tokens = SessionTokens(
             accessToken: Secret(accessToken), accessTokenExpiresAt: accessExpiry,
             refreshToken: refreshToken.map(Secret.init), refreshTokenExpiresAt: refreshExpiry,
-            idToken: idToken.map(Secret.init), scope: scope, resources: resources)
+            idToken: idToken.map(Secret.init), scope: scope, resources: resources,
+            refreshOutcomeUnknownSince: unknownSince)
         self.data = SessionData(subject: subject, claims: claims, sid: sid, tokens: tokens)
         self.authenticatedAt = authenticatedAt
         self.absoluteExpiresAt = absoluteExpiresAt

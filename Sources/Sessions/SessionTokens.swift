@@ -32,12 +32,17 @@ public struct SessionTokens: Sendable, Hashable {
     public var scope: String
     /// Access tokens per RFC 8707 resource, kept apart from the default one.
     public var resources: [String: ResourceToken]
+    /// When a refresh whose outcome is unknown (a timeout after sending)
+    /// was sent (Unix ms): Modgud may have rotated `refreshToken` already,
+    /// so it is sent again only within Modgud's reuse leeway.
+    public var refreshOutcomeUnknownSince: UInt64?
 
     /// A token set.
     public init(
         accessToken: Secret, accessTokenExpiresAt: UInt64? = nil,
         refreshToken: Secret? = nil, refreshTokenExpiresAt: UInt64? = nil,
-        idToken: Secret? = nil, scope: String = "", resources: [String: ResourceToken] = [:]
+        idToken: Secret? = nil, scope: String = "", resources: [String: ResourceToken] = [:],
+        refreshOutcomeUnknownSince: UInt64? = nil
     ) {
         self.accessToken = accessToken
         self.accessTokenExpiresAt = accessTokenExpiresAt
@@ -46,5 +51,6 @@ public struct SessionTokens: Sendable, Hashable {
         self.idToken = idToken
         self.scope = scope
         self.resources = resources
+        self.refreshOutcomeUnknownSince = refreshOutcomeUnknownSince
     }
 }

@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Routes")
 struct RouteConfigTests {
-    func routes(_ json: String, environment: [String: String] = clientEnvironment) throws -> [RouteConfig] {
+    func routes(_ json: String, environment: [String: String] = machineEnvironment) throws -> [RouteConfig] {
         try loadConfig(environment.merging(["BFF_ROUTES": json]) { $1 }).routes
     }
 
@@ -100,6 +100,19 @@ struct RouteConfigTests {
         #expect(found.map(\.setting) == ["BFF_ROUTES[1].token"])
         #expect(found[0].message == "token user needs BFF_MODGUD_URL, BFF_CLIENT_ID, BFF_CLIENT_SECRET, which are not set")
         #expect(try loadConfig(["BFF_ROUTES": #"[{"prefix":"/a/","upstream":"http://a/","token":"none"}]"#]).routes.count == 1)
+    }
+
+    @Test("a client route needs the machine client too, and its two settings come together")
+    func clientRouteNeedsTheMachineClient() throws {
+        let json = #"[{"prefix":"/m/","upstream":"http://m/","token":"client"}]"#
+        let found = try loadProblems(clientEnvironment.merging(["BFF_ROUTES": json]) { $1 })
+        #expect(found.map(\.setting) == ["BFF_ROUTES[0].token"])
+        #expect(found.first?.message == "token client needs BFF_M2M_CLIENT_ID, BFF_M2M_CLIENT_SECRET, which are not set")
+        let half = try loadProblems(clientEnvironment.merging(["BFF_M2M_CLIENT_ID": "m2m"]) { $1 })
+        #expect(half.map(\.setting) == ["BFF_M2M_CLIENT_SECRET"])
+        let config = try loadConfig(machineEnvironment.merging(["BFF_ROUTES": json]) { $1 })
+        #expect(config.machineClient?.id == "bff-m2m")
+        #expect(!config.description.contains("m2m-s3cr3t"))
     }
 
     @Test("routes may be a real array in the file")

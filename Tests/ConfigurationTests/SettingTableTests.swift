@@ -24,7 +24,7 @@ struct SettingTableTests {
             #expect(setting.name.wholeMatch(of: /BFF_[A-Z0-9]+(_[A-Z0-9]+)*/) != nil)
             #expect(!setting.summary.isEmpty)
         }
-        #expect(SettingDefinition.all.filter(\.isSecret).map(\.name) == ["BFF_CLIENT_SECRET"])
+        #expect(SettingDefinition.all.filter(\.isSecret).map(\.name) == ["BFF_CLIENT_SECRET", "BFF_M2M_CLIENT_SECRET"])
     }
 
     @Test("every integer default lies in its range")
@@ -89,12 +89,13 @@ struct DocumentationTests {
     @Test("Config/modgud-bff.example.json loads, with the secret from the environment")
     func jsonExample() throws {
         let path = Self.root.appendingPathComponent("Config/modgud-bff.example.json").path
-        let config = try loadConfig(["BFF_CLIENT_SECRET": "from-env"], file: path)
+        let config = try loadConfig(["BFF_CLIENT_SECRET": "from-env", "BFF_M2M_CLIENT_SECRET": "m2m-from-env"], file: path)
         #expect(config.routes.count == 4)
         #expect(config.publicOrigin.description == "https://app.example.com")
         #expect(config.client?.secret.revealed == "from-env")
         let keys = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
         let missing = Set(SettingDefinition.all.map(\.jsonKey)).subtracting(keys?.keys ?? [:].keys)
-        #expect(missing == ["clientSecret"])
+        #expect(missing == ["clientSecret", "m2mClientSecret"])
+        #expect(config.machineClient?.secret.revealed == "m2m-from-env")
     }
 }

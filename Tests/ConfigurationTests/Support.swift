@@ -48,3 +48,6 @@ let clientEnvironment = [
     "BFF_CLIENT_ID": "bff",
     "BFF_CLIENT_SECRET": "s3cr3t-value",
 ]
+
+/// `clientEnvironment` plus the machine client that token `client` needs.
+let machineEnvironment = clientEnvironment.merging(["BFF_M2M_CLIENT_ID": "bff-m2m", "BFF_M2M_CLIENT_SECRET": "m2m-s3cr3t"]) { $1 }

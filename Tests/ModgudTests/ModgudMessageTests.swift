@@ -17,19 +17,19 @@ struct ModgudMessageTests {
 
     @Test func grantsBuildTheDocumentedForms() {
         let otp = TokenGrant.otp(email: "a@example.com", code: Secret("123456"), totpCode: nil)
-            .formFields(scope: "openid offline_access", resource: "api://orders")
+            .formFields(scope: "openid offline_access", resources: ["api://orders"])
         #expect(otp.map(\.0) == ["grant_type", "username", "otp_code", "scope", "resource"])
         #expect(otp.first?.1 == "urn:cocoar:otp")
 
         let mfa = TokenGrant.mfa(grantType: TokenGrant.magicType, mfaToken: Secret("m"), totpCode: Secret("000000"))
-            .formFields(scope: "openid", resource: nil)
+            .formFields(scope: "openid", resources: [])
         #expect(mfa.map(\.0) == ["grant_type", "mfa_token", "totp_code"], "no username, code or scope on the second step")
         #expect(mfa.first?.1 == "urn:cocoar:magic")
 
-        let refresh = TokenGrant.refresh(refreshToken: Secret("r")).formFields(scope: "openid", resource: nil)
+        let refresh = TokenGrant.refresh(refreshToken: Secret("r")).formFields(scope: "openid", resources: [])
         #expect(refresh.map(\.0) == ["grant_type", "refresh_token"])
 
-        let passkey = TokenGrant.passkey(ceremonyID: Secret("c"), assertion: "{}").formFields(scope: "openid", resource: nil)
+        let passkey = TokenGrant.passkey(ceremonyID: Secret("c"), assertion: "{}").formFields(scope: "openid", resources: [])
         #expect(passkey.map(\.0) == ["grant_type", "ceremony_id", "assertion", "scope"])
     }
 

@@ -68,14 +68,8 @@ struct RedeemEndpoints: Sendable {
         return .json(.ok, ["options": options], cookies: [cookie.revealed])
     }
 
-    /// Takes this browser's flow record (single use); refuses when there is
-    /// none or it belongs to another grant.
     private func takeFlow(_ request: HTTPRequest, _ context: RequestContext, grant: String?) async throws -> FlowState {
-        let lookup = try await shared.store(context) { () async throws(SessionError) in
-            try await shared.sessions.takeFlow(cookieHeader: SignInContext.cookieHeader(request))
-        }
-        if case .tampered = lookup { context.logger.warning("flow.tampered") }
-        guard let flow = lookup.value, grant == nil || flow.grant == grant else { throw Self.noFlow }
+        guard let flow = try await shared.takeFlow(request, context, grant: grant) else { throw Self.noFlow }
         return flow
     }
 

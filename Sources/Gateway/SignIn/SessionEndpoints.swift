@@ -11,12 +11,8 @@ struct SessionEndpoints: Sendable {
 
     func register(in router: inout Router, options: RouteOptions) {
         router.add(.get, "/bff/user", options: options) { request, context in
-            guard let session = try await liveSession(request, context) else {
-                var error = GatewayError.unauthenticated
-                if SignInContext.cookieHeader(request)?.contains(shared.sessions.configuration.cookieName + "=") == true {
-                    error.headers.add("Set-Cookie", shared.sessions.expiringCookie())
-                }
-                throw error
+            guard let session = try await shared.sessions.live(request, context) else {
+                throw shared.sessions.unauthenticated(request)
             }
             return .json(.ok, UserView.body(session))
         }
@@ -29,14 +25,5 @@ struct SessionEndpoints: Sendable {
             }
         }
         router.add(.get, "/bff/capabilities", options: options) { _, _ in .json(.ok, capabilities) }
-    }
-
-    /// The session the cookie names, or nil; a tampered record is logged.
-    func liveSession(_ request: HTTPRequest, _ context: RequestContext) async throws -> Session? {
-        let lookup = try await shared.store(context) { () async throws(SessionError) in
-            try await shared.sessions.lookup(cookieHeader: SignInContext.cookieHeader(request))
-        }
-        if case .tampered = lookup { context.logger.warning("session.tampered") }
-        return lookup.value
     }
 }

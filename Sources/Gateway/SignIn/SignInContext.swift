@@ -31,6 +31,17 @@ public struct SignInContext: Sendable {
         return values.isEmpty ? nil : values.joined(separator: "; ")
     }
 
+    /// Takes this browser's flow record (single use); nil when there is
+    /// none or it belongs to another grant.
+    func takeFlow(_ request: HTTPRequest, _ context: RequestContext, grant: String?) async throws -> FlowState? {
+        let lookup = try await store(context) { () async throws(SessionError) in
+            try await sessions.takeFlow(cookieHeader: Self.cookieHeader(request))
+        }
+        if case .tampered = lookup { context.logger.warning("flow.tampered") }
+        guard let flow = lookup.value, grant == nil || flow.grant == grant else { return nil }
+        return flow
+    }
+
     /// Runs a session-store operation; a store that is down or slow becomes
     /// `503 store_unavailable` with `Retry-After`, anything else a 500.
     func store<T>(_ context: RequestContext, _ body: () async throws(SessionError) -> T) async throws -> T {

@@ -4,6 +4,7 @@ import Core
 /// Each group is a small service of its own; this only maps the routes.
 struct SignInEndpoints: Sendable {
     let shared: SignInContext
+    let refresher: RefreshCoordinator
     let capabilities: JSON
 
     func register(in router: inout Router, options: RouteOptions) {
@@ -12,5 +13,6 @@ struct SignInEndpoints: Sendable {
         RedeemEndpoints(shared: shared, completion: completion).register(in: &router, options: options)
         SessionEndpoints(shared: shared, appInfo: AppInfoCache(modgud: shared.modgud), capabilities: capabilities)
             .register(in: &router, options: options)
+        AccountEndpoints(shared: shared, refresher: refresher).register(in: &router, options: options)
     }
 }

@@ -1,0 +1,213 @@
+import Configuration
+import Core
+import HTTP
+import HTTPClient
+import Sessions
+import Synchronization
+
+/// The API proxy (bff-api.md, "API proxy"): each configured route maps a
+/// path prefix onto an upstream base URL and attaches the token its mode
+/// names. Bodies stream both ways under back-pressure, so memory stays
+/// bounded at any size; the upstream's answer is relayed unchanged except
+/// for hop-by-hop headers and the gateway's own cookies.
+struct APIProxy: Sendable {
+    let upstreams: HTTPClient
+    let sessions: SessionManager
+    let refresher: RefreshCoordinator?
+    let clientTokens: ClientTokenCache?
+    let addresses: ClientAddressResolver
+    let publicOrigin: WebOrigin
+    let timeout: Duration
+
+    /// The methods a route without a `methods` list accepts (HEAD comes with GET).
+    static let defaultMethods: [HTTPMethod] = [.get, .post, .put, .patch, .delete, .options]
+
+    func register(_ routes: [RouteConfig], in router: inout Router) {
+        for route in routes {
+            let methods = route.methods.map { $0.map { HTTPMethod($0) } } ?? Self.defaultMethods
+            let options = RouteOptions(maxBodyBytes: route.maxBodyBytes ?? .max, csrf: true)
+            // The router answers HEAD with the GET route.
+            for method in methods where method != .head || !methods.contains(.get) {
+                router.add(method, route.prefix + "*", options: options) { request, context in
+                    try await forward(request, route: route, context: context)
+                }
+            }
+        }
+    }
+
+    func forward(_ request: HTTPRequest, route: RouteConfig, context: RequestContext) async throws -> HTTPResponse {
+        let path = request.path
+        guard path.hasPrefix(route.prefix) else { throw GatewayError.notFound }
+        let rest = path.dropFirst(route.prefix.count)
+        guard !Self.hasDotSegment(rest) else {
+            throw GatewayError.badRequest("The path must not contain . or .. segments.")
+        }
+        let client = addresses.clientAddress(peer: request.peer?.ip ?? .v4(0x7F00_0001), headers: request.headers)
+        var extraCookies: [String] = []
+        let token = try await token(for: route, request, client: client, context: context, expiredCookies: &extraCookies)
+
+        var url = route.upstream.description + rest
+        if let query = request.head.query { url += "?" + query }
+        let headers = upstreamHeaders(request.headers, token: token, client: client)
+        let limit = route.maxBodyBytes ?? .max
+        let counter = BodyCounter()
+        let body: HTTPClientRequestBody? = request.body.declaredLength == 0 ? nil
+            : HTTPClientRequestBody(length: request.body.declaredLength) {
+                guard let piece = try await request.body.next() else { return nil }
+                guard counter.add(piece.count, limit: limit) else { throw HTTPBodyError.tooLarge }
+                return piece
+            }
+        let upstreamRequest = HTTPClientRequest(method: request.method, url: url, headers: headers, timeout: timeout)
+        let response: HTTPClientStreamingResponse
+        do {
+            response = try await upstreams.stream(upstreamRequest, body: body)
+        } catch {
+            if counter.overLimit { throw GatewayError.payloadTooLarge }
+            throw Self.failure(error, context: context)
+        }
+        return relay(response, extraCookies: extraCookies)
+    }
+
+    // MARK: Tokens
+
+    private func token(for route: RouteConfig, _ request: HTTPRequest, client: IPAddress, context: RequestContext,
+                       expiredCookies: inout [String]) async throws -> Secret? {
+        switch route.token {
+        case .none:
+            return nil
+        case .client:
+            guard let clientTokens else { throw GatewayError.internalError }
+            return try await clientTokens.token(resource: route.resource, context: context)
+        case .user, .userOrAnonymous:
+            let anonymousAllowed = route.token == .userOrAnonymous
+            guard var session = try await sessions.live(request, context), let refresher else {
+                if anonymousAllowed { return nil }
+                throw sessions.unauthenticated(request)
+            }
+            do {
+                return try await refresher.accessToken(for: &session, audience: route.resource, client: client, context: context)
+            } catch let error as GatewayError where anonymousAllowed && error.code == "session_expired" {
+                expiredCookies.append(sessions.expiringCookie())
+                return nil
+            }
+        }
+    }
+
+    // MARK: Headers
+
+    /// Never sent upstream: hop-by-hop fields (RFC 9110 §7.6.1), the
+    /// browser's credentials and CSRF proof, framing the client recomputes,
+    /// and forwarding fields the gateway sets itself.
+    static let requestHeadersDropped: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+        "proxy-authorization", "proxy-authenticate", "host", "content-length", "expect",
+        "cookie", "x-csrf", "authorization",
+        "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "forwarded", "x-real-ip", "modgud-forwarded-for",
+    ]
+
+    /// Never relayed to the browser: hop-by-hop and framing fields.
+    static let responseHeadersDropped: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+        "proxy-authenticate", "content-length",
+    ]
+
+    func upstreamHeaders(_ incoming: HTTPHeaders, token: Secret?, client: IPAddress) -> HTTPHeaders {
+        let named = Self.connectionTokens(incoming)
+        var headers = HTTPHeaders()
+        for field in incoming {
+            let name = field.name.lowercased()
+            if Self.requestHeadersDropped.contains(name) || named.contains(name) { continue }
+            headers.add(field.name, field.value)
+        }
+        if let token { headers.add("Authorization", "Bearer " + token.revealed) }
+        headers.add("X-Forwarded-For", client.description)
+        headers.add("X-Forwarded-Proto", publicOrigin.scheme.rawValue)
+        headers.add("X-Forwarded-Host", publicOrigin.url.authority)
+        return headers
+    }
+
+    func relay(_ response: HTTPClientStreamingResponse, extraCookies: [String]) -> HTTPResponse {
+        let named = Self.connectionTokens(response.headers)
+        var headers = HTTPHeaders()
+        for field in response.headers {
+            let name = field.name.lowercased()
+            if Self.responseHeadersDropped.contains(name) || named.contains(name) { continue }
+            if name == "set-cookie", isGatewayCookie(field.value) { continue }
+            headers.add(field.name, field.value)
+        }
+        for cookie in extraCookies { headers.add("Set-Cookie", cookie) }
+        let length = response.headers["Content-Length"].flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
+        let body = response.body
+        return HTTPResponse(status: response.status, headers: headers, body: .stream(length: length) { writer in
+            for try await piece in body { try await writer.write(piece) }
+        })
+    }
+
+    /// A `Set-Cookie` for one of the gateway's own cookie names: an API
+    /// must not be able to replace or clear the session.
+    private func isGatewayCookie(_ value: String) -> Bool {
+        let name = value.prefix { $0 != "=" }.trimmingSpacesAndTabs
+        return name == sessions.configuration.cookieName || name == sessions.configuration.flowCookieName
+    }
+
+    /// The field names a `Connection` header lists, lower-cased.
+    static func connectionTokens(_ headers: HTTPHeaders) -> Set<String> {
+        var names: Set<String> = []
+        for value in headers.values("Connection") {
+            for item in value.split(separator: ",") { names.insert(item.trimmingSpacesAndTabs.lowercased()) }
+        }
+        return names
+    }
+
+    /// Whether a path has a `.` or `..` segment, plain or percent-encoded:
+    /// the upstream (or libcurl) would resolve it and leave the route's base.
+    static func hasDotSegment(_ path: Substring) -> Bool {
+        path.split(separator: "/", omittingEmptySubsequences: false).contains { segment in
+            // Count the dots, each written `.` or `%2e`; anything else means
+            // an ordinary segment.
+            var utf8 = Substring(segment.lowercased()).utf8[...]
+            var dots = 0
+            while let first = utf8.first {
+                if first == UInt8(ascii: ".") {
+                    utf8 = utf8.dropFirst()
+                } else if utf8.starts(with: "%2e".utf8) {
+                    utf8 = utf8.dropFirst(3)
+                } else {
+                    return false
+                }
+                dots += 1
+            }
+            return dots == 1 || dots == 2
+        }
+    }
+
+    static func failure(_ error: HTTPClientError, context: RequestContext) -> GatewayError {
+        switch error {
+        case .timedOut:
+            context.logger.warning("proxy.upstream_timeout")
+            return GatewayError(.gatewayTimeout, "upstream_timeout", "The API did not answer in time.")
+        case .requestBodyFailed:
+            context.logger.info("proxy.request_body_failed")
+            return GatewayError.badRequest("The request body could not be read.")
+        default:
+            context.logger.warning("proxy.upstream_failed", ["reason": .string(error.description)])
+            return GatewayError(.badGateway, "upstream_error", "The API could not be reached.")
+        }
+    }
+}
+
+/// Counts a streamed request body against the route's limit.
+private final class BodyCounter: Sendable {
+    private let state = Mutex<(count: Int, over: Bool)>((0, false))
+
+    /// Adds `bytes`; false (and remembered) once the total passes `limit`.
+    func add(_ bytes: Int, limit: Int) -> Bool {
+        state.withLock { state in
+            state.count += bytes
+            if state.count > limit { state.over = true }
+            return !state.over
+        }
+    }
+
+    var overLimit: Bool { state.withLock { $0.over } }
+}

@@ -1,0 +1,143 @@
+import Core
+import HTTP
+import Modgud
+import Sessions
+
+/// What a signed-in user does with the session: `POST /bff/logout`, and
+/// passkey management (`GET /bff/passkeys`, `POST /bff/passkeys/enroll/begin`,
+/// `POST /bff/passkeys/enroll`, `DELETE /bff/passkeys/{id}`), called at
+/// Modgud with the session's access token (refreshed when near expiry).
+struct AccountEndpoints: Sendable {
+    let shared: SignInContext
+    let refresher: RefreshCoordinator
+
+    /// The flow-record grant of a passkey enrolment in progress.
+    static let enrolmentGrant = "passkey-enrolment"
+
+    func register(in router: inout Router, options: RouteOptions) {
+        router.add(.post, "/bff/logout", options: options) { request, context in
+            try await logout(request, context)
+        }
+        router.add(.get, "/bff/passkeys", options: options) { request, context in
+            let (reply, _) = try await callWithUserToken(.get, shared.modgud.endpoints.passkeys, request, context,
+                                                         endpoint: "passkey_list")
+            return answer(reply, endpoint: "passkey_list", context: context)
+        }
+        router.add(.post, "/bff/passkeys/enroll/begin", options: options) { request, context in
+            try await beginEnrolment(request, context)
+        }
+        router.add(.post, "/bff/passkeys/enroll", options: options) { request, context in
+            let input = try await JSONRequest.read(request, context: context)
+            let attestation = try input.objectField("attestation")
+            guard let flow = try await shared.takeFlow(request, context, grant: Self.enrolmentGrant),
+                  let ceremony = flow.ceremonyID else { throw Self.noEnrolment }
+            let session = try await userSession(request, context)
+            guard flow.values["session"]?.revealed == session.lockName else { throw Self.noEnrolment }
+            let body: JSON = ["ceremonyId": .string(ceremony.revealed), "attestation": attestation]
+            let (reply, _) = try await callWithUserToken(.post, shared.modgud.endpoints.passkeyEnroll, request, context,
+                                                         endpoint: "passkey_enroll", json: body, session: session)
+            var response = answer(reply, endpoint: "passkey_enroll", context: context)
+            response.headers.add("Set-Cookie", shared.sessions.expiringFlowCookie())
+            return response
+        }
+        router.add(.delete, "/bff/passkeys/{id}", options: options) { request, context in
+            let id = context.parameters["id"] ?? ""
+            guard !id.isEmpty, id.utf8.count <= 200 else { throw GatewayError.badRequest("The passkey id is not valid.") }
+            let url = shared.modgud.endpoints.passkeys + "/" + FormURLEncoded.encodeComponent(id)
+            let (reply, _) = try await callWithUserToken(.delete, url, request, context, endpoint: "passkey_delete")
+            return answer(reply, endpoint: "passkey_delete", context: context)
+        }
+    }
+
+    static let noEnrolment = GatewayError(.badRequest, "invalid_request",
+                                          "No passkey enrolment is in progress for this session; start again.")
+
+    // MARK: Logout
+
+    /// Ends the session here first (so a failing Modgud cannot keep it
+    /// alive), then revokes its tokens at Modgud; a failed revocation is
+    /// logged. Without a session it still answers 204 and clears the cookie.
+    private func logout(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let expired = shared.sessions.expiringCookie()
+        guard let session = try await shared.sessions.live(request, context) else {
+            return HTTPResponse(status: .noContent, headers: ["Set-Cookie": expired, "Cache-Control": "no-store"])
+        }
+        _ = try await shared.store(context) { () async throws(SessionError) in try await shared.sessions.end(session) }
+        let tokens = session.data.tokens
+        var revocations: [(Secret, String)] = []
+        if let refresh = tokens.refreshToken { revocations.append((refresh, "refresh_token")) }
+        revocations.append((tokens.accessToken, "access_token"))
+        for resource in tokens.resources.keys.sorted() {
+            revocations.append((tokens.resources[resource]!.accessToken, "access_token"))
+        }
+        var failed = 0
+        for (token, hint) in revocations {
+            let reply = try? await shared.modgud.revoke(token, hint: hint)
+            if reply?.isSuccess != true { failed += 1 }
+        }
+        if failed > 0 {
+            context.logger.warning("logout.revocation_failed", ["failed": .int(failed), "of": .int(revocations.count)])
+        }
+        context.logger.info("logout.completed")
+        return HTTPResponse(status: .noContent, headers: ["Set-Cookie": expired, "Cache-Control": "no-store"])
+    }
+
+    // MARK: Passkeys
+
+    /// `POST /connect/passkey/enroll/begin`: the ceremony id is kept in this
+    /// browser's flow record, bound to the session; the browser gets the options.
+    private func beginEnrolment(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let (reply, session) = try await callWithUserToken(.post, shared.modgud.endpoints.passkeyEnrollBegin, request, context,
+                                                           endpoint: "passkey_enroll_begin")
+        guard reply.isSuccess else { return answer(reply, endpoint: "passkey_enroll_begin", context: context) }
+        guard let json = reply.json, let ceremony = json.value(forKeyIgnoringCase: "ceremonyId")?.stringValue,
+              let options = json.value(forKeyIgnoringCase: "options"), case .object = options else {
+            throw shared.relay.failure(ModgudFailure.badResponse, endpoint: "passkey_enroll_begin", context: context)
+        }
+        let state = FlowState(grant: Self.enrolmentGrant, ceremonyID: Secret(ceremony),
+                              values: ["session": Secret(session.lockName)])
+        let cookie = try await shared.store(context) { () async throws(SessionError) in
+            try await shared.sessions.beginFlow(state, replacing: SignInContext.cookieHeader(request))
+        }
+        return .json(.ok, ["options": options], cookies: [cookie.revealed])
+    }
+
+    /// The request's session; none is 401.
+    private func userSession(_ request: HTTPRequest, _ context: RequestContext) async throws -> Session {
+        guard let session = try await shared.sessions.live(request, context) else {
+            throw shared.sessions.unauthenticated(request)
+        }
+        return session
+    }
+
+    /// Calls Modgud with the access token of `session` (by default the
+    /// request's own).
+    private func callWithUserToken(_ method: HTTPMethod, _ url: String, _ request: HTTPRequest, _ context: RequestContext,
+                                   endpoint: String, json: JSON? = nil, session given: Session? = nil) async throws -> (ModgudReply, Session) {
+        var session: Session
+        if let given { session = given } else { session = try await userSession(request, context) }
+        let token = try await refresher.accessToken(for: &session, audience: nil, client: shared.clientAddress(request),
+                                                    context: context)
+        do {
+            return (try await shared.modgud.withBearer(method, url, accessToken: token, json: json), session)
+        } catch {
+            throw shared.relay.failure(error, endpoint: endpoint, context: context)
+        }
+    }
+
+    /// Modgud's answer: successes and 404s relayed as they are; refusals
+    /// (the step-up 401 with its `WWW-Authenticate` and `max_age`) reduced
+    /// to their OAuth fields; 429 byte for byte; 5xx as 502.
+    private func answer(_ reply: ModgudReply, endpoint: String, context: RequestContext) -> HTTPResponse {
+        if reply.isSuccess || reply.status.code == 404 || reply.status.code >= 500 || reply.isRateLimited {
+            if reply.status == .noContent {
+                return HTTPResponse(status: .noContent, headers: ["Cache-Control": "no-store"])
+            }
+            return shared.relay.relay(reply, endpoint: endpoint, context: context)
+        }
+        if reply.status.code == 400, reply.oauthError == nil {
+            return shared.relay.relay(reply, endpoint: endpoint, context: context)   // `{"Message":…}` of a refused enrolment
+        }
+        return shared.relay.oauthError(reply, endpoint: endpoint, context: context)
+    }
+}

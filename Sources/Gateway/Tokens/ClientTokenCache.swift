@@ -1,0 +1,81 @@
+import Core
+import Modgud
+import Synchronization
+
+/// Client-credentials tokens of the machine client (BFF_M2M_CLIENT_ID),
+/// one per audience, kept in memory until they come within the refresh
+/// skew of expiry. However many requests find a token missing or stale at
+/// once, Modgud is asked once per audience (single flight); a failed ask
+/// is not cached, and a 429 is relayed, never retried.
+final class ClientTokenCache: Sendable {
+    private struct Entry {
+        var token: Secret
+        var expiresAt: ContinuousClock.Instant
+    }
+
+    private let modgud: ModgudClient
+    private let relay: ModgudRelay
+    private let skew: Duration
+    private let entries = Mutex<[String: Entry]>([:])
+    private let inFlight = Mutex<[String: Task<Result<Entry, ClientTokenFailure>, Never>]>([:])
+
+    init(modgud: ModgudClient, relay: ModgudRelay, skew: Duration) {
+        self.modgud = modgud
+        self.relay = relay
+        self.skew = skew
+    }
+
+    /// A token for `resource` (nil: the client's default audience).
+    func token(resource: String?, context: RequestContext) async throws -> Secret {
+        let key = resource ?? ""
+        let now = ContinuousClock.now
+        if let entry = entries.withLock({ $0[key] }), entry.expiresAt > now + skew { return entry.token }
+        let task = inFlight.withLock { table in
+            if let running = table[key] { return running }
+            let task = Task { [modgud] in
+                let result = await Self.fetch(modgud, resource: resource)
+                self.inFlight.withLock { _ = $0.removeValue(forKey: key) }
+                if case .success(let entry) = result { self.entries.withLock { $0[key] = entry } }
+                return result
+            }
+            table[key] = task
+            return task
+        }
+        switch await task.value {
+        case .success(let entry):
+            return entry.token
+        case .failure(.rateLimited(let reply)):
+            throw RelayedAnswer(relay.rateLimitedResponse(reply, endpoint: "client_credentials", context: context))
+        case .failure(.unavailable):
+            context.logger.warning("client_token.unavailable")
+            throw GatewayError.tokenUnavailable
+        case .failure(.refused(let status)):
+            context.logger.error("client_token.refused", ["status": .int(status)])
+            throw GatewayError(.badGateway, "upstream_error", "The identity server refused the gateway a token for this API.")
+        }
+    }
+
+    private static func fetch(_ modgud: ModgudClient, resource: String?) async -> Result<Entry, ClientTokenFailure> {
+        let reply: ModgudReply
+        do {
+            guard let answer = try await modgud.clientCredentialsToken(scope: nil, resource: resource) else {
+                return .failure(.refused(status: 0))
+            }
+            reply = answer
+        } catch {
+            return .failure(.unavailable)
+        }
+        if reply.isRateLimited { return .failure(.rateLimited(reply)) }
+        if reply.status.code >= 500 { return .failure(.unavailable) }
+        guard reply.isSuccess, let json = reply.json, let tokens = TokenSet(json: json) else {
+            return .failure(.refused(status: reply.status.code))
+        }
+        return .success(Entry(token: tokens.accessToken, expiresAt: .now + .seconds(max(0, tokens.expiresIn))))
+    }
+}
+
+private enum ClientTokenFailure: Error {
+    case rateLimited(ModgudReply)
+    case unavailable
+    case refused(status: Int)
+}

@@ -1,0 +1,414 @@
+import Core
+import HTTP
+import Modgud
+import Observability
+import Sessions
+import Synchronization
+
+/// Hands out a session's access tokens, refreshing them near expiry so
+/// that a rotating refresh token is redeemed once, however many requests
+/// race for it on however many gateway instances (Docs/sessions.md,
+/// "Refresh"):
+///
+/// 1. Requests of one instance for one session and audience share one
+///    refresh (an in-process single flight).
+/// 2. Across instances, the refresher holds the session's lock in the
+///    store, with a lease it renews while Modgud is asked. Holding it, it
+///    reads the record again (the fencing step): a successor already there
+///    is used, never a second redemption.
+/// 3. The rotated tokens are written with compare-and-set on the record's
+///    version before any request uses them; then the lock is released and
+///    the outcome published, so waiters on every instance read the
+///    successor instead of refreshing again. Waiters also poll the record,
+///    since a published signal can be lost.
+public final class RefreshCoordinator: Sendable {
+    public struct Settings: Sendable {
+        /// A token this close to expiry is refreshed before use.
+        public var skew: Duration
+        /// Modgud's reuse leeway: how long after a refresh with an unknown
+        /// outcome the same refresh token may be sent again.
+        public var reuseLeeway: Duration
+        /// The lock's lease; renewed every third of it while Modgud is asked.
+        public var lease: Duration
+        /// How often a waiter reads the record when no signal wakes it.
+        public var pollInterval: Duration
+        /// How long a request waits for someone else's refresh in all.
+        public var waitLimit: Duration
+        /// The audience a refresh of the default token asks for (the
+        /// configured default resource), or nil to keep the grant's.
+        public var defaultResource: String?
+
+        public init(skew: Duration = .seconds(60), reuseLeeway: Duration = .zero, lease: Duration = .seconds(15),
+                    pollInterval: Duration = .milliseconds(50), waitLimit: Duration = .seconds(20),
+                    defaultResource: String? = nil) {
+            self.skew = skew
+            self.reuseLeeway = reuseLeeway
+            self.lease = lease
+            self.pollInterval = pollInterval
+            self.waitLimit = waitLimit
+            self.defaultResource = defaultResource
+        }
+    }
+
+    let modgud: ModgudClient
+    let sessions: SessionManager
+    let signals: RefreshSignals
+    let settings: Settings
+    let relay: ModgudRelay
+    private let metrics: RefreshMetrics
+    private let inFlight = Mutex<[String: Task<RefreshResult, Never>]>([:])
+
+    public init(modgud: ModgudClient, sessions: SessionManager, signals: RefreshSignals, settings: Settings,
+                relay: ModgudRelay, metrics: MetricsRegistry) {
+        self.modgud = modgud
+        self.sessions = sessions
+        self.signals = signals
+        self.settings = settings
+        self.relay = relay
+        self.metrics = RefreshMetrics(metrics)
+    }
+
+    /// A usable access token of `session` for `audience` (nil: the default
+    /// one), refreshed first when it is near expiry. `session` becomes the
+    /// record the token came from.
+    ///
+    /// - Throws: `GatewayError` 401 `session_expired` (the session has
+    ///   ended; the cookie is expired), 503 with `Retry-After` (Modgud or
+    ///   the store unavailable; the session stays), 502 (Modgud refused
+    ///   the audience); `RelayedAnswer` with Modgud's 429.
+    func accessToken(for session: inout Session, audience: String?, client: IPAddress,
+                     context: RequestContext) async throws -> Secret {
+        if let token = usableToken(session.data, audience: audience) { return token }
+        let key = session.lockName + "|" + (audience ?? "")
+        let started = ContinuousClock.now
+        let (task, joined) = inFlight.withLock { table -> (Task<RefreshResult, Never>, Bool) in
+            if let running = table[key] { return (running, true) }
+            let logger = context.logger
+            let task = Task { [session] in
+                let result = await self.refresh(session, audience: audience, client: client, logger: logger)
+                _ = self.inFlight.withLock { $0.removeValue(forKey: key) }
+                return result
+            }
+            table[key] = task
+            return (task, false)
+        }
+        let result = await task.value
+        if joined { metrics.successorHits.increment(["local"]) }
+        metrics.wait.observe(seconds(ContinuousClock.now - started))
+        switch result {
+        case .fresh(let successor):
+            session = successor
+            if let token = usableToken(successor.data, audience: audience) ?? currentToken(successor.data, audience: audience) {
+                return token
+            }
+            throw GatewayError.tokenUnavailable
+        case .ended:
+            throw GatewayError.sessionExpired(cookie: sessions.expiringCookie())
+        case .rateLimited(let reply):
+            throw RelayedAnswer(relay.rateLimitedResponse(reply, endpoint: "refresh", context: context))
+        case .unavailable:
+            throw GatewayError.tokenUnavailable
+        case .storeUnavailable:
+            throw GatewayError.storeUnavailable
+        case .refused:
+            throw GatewayError(.badGateway, "upstream_error", "The identity server refused a token for this API.")
+        }
+    }
+
+    // MARK: Tokens in a record
+
+    /// The token for `audience` if it is good for longer than the skew (or
+    /// until it expires, when there is no refresh token to renew it).
+    func usableToken(_ data: SessionData, audience: String?) -> Secret? {
+        guard let (token, expiresAt) = tokenAndExpiry(data, audience: audience) else { return nil }
+        guard let expiresAt else { return token }
+        let now = sessions.now
+        let margin = data.tokens.refreshToken == nil ? 0 : UInt64(settings.skew.wholeMilliseconds)
+        return expiresAt > now &+ margin ? token : nil
+    }
+
+    /// The token for `audience` while it has not expired, skew or not.
+    private func currentToken(_ data: SessionData, audience: String?) -> Secret? {
+        guard let (token, expiresAt) = tokenAndExpiry(data, audience: audience) else { return nil }
+        return expiresAt.map { $0 > sessions.now } ?? true ? token : nil
+    }
+
+    private func tokenAndExpiry(_ data: SessionData, audience: String?) -> (Secret, UInt64?)? {
+        guard let audience else { return (data.tokens.accessToken, data.tokens.accessTokenExpiresAt) }
+        return data.tokens.resources[audience].map { ($0.accessToken, $0.expiresAt) }
+    }
+
+    // MARK: Across instances
+
+    private func refresh(_ session: Session, audience: String?, client: IPAddress, logger: Logger) async -> RefreshResult {
+        let clock = ContinuousClock()
+        let deadline = clock.now + settings.waitLimit
+        let lockName = "refresh:" + session.lockName
+        var current = session
+        while true {
+            // Listen before looking, so a signal sent in between is kept.
+            let waiter = signals.waiter(for: session.lockName)
+            let lock: LockToken?
+            do {
+                lock = try await sessions.store.acquireLock(lockName, lease: settings.lease)
+            } catch {
+                waiter.cancel()
+                return .storeUnavailable
+            }
+            if let lock {
+                waiter.cancel()
+                let result = await redeemHolding(lock, current, audience: audience, client: client, logger: logger)
+                _ = try? await sessions.store.releaseLock(lock)
+                if let signal = result.signal { await signals.publish(session.lockName, signal) }
+                return result
+            }
+            // Another request (maybe on another instance) is refreshing.
+            let signal = await waiter.next(timeout: settings.pollInterval)
+            waiter.cancel()
+            let reloaded = await reload(current)
+            guard let successor = reloaded.session else { return reloaded.failure ?? .ended }
+            if usableToken(successor.data, audience: audience) != nil {
+                metrics.successorHits.increment(["store"])
+                return .fresh(successor)
+            }
+            current = successor
+            switch signal {
+            case .rateLimited(let retryAfter, let body)?:
+                return .rateLimited(ModgudReply(status: .tooManyRequests,
+                                                headers: ["Retry-After": String(max(1, retryAfter)), "Content-Type": "application/json"],
+                                                body: body))
+            case .unavailable?: return .unavailable
+            case .ended?: return .ended
+            case .refreshed?, nil: break   // another audience, or not done yet
+            }
+            if clock.now >= deadline {
+                logger.warning("refresh.wait_exceeded")
+                metrics.outcomes.increment(["wait_exceeded"])
+                return .unavailable
+            }
+        }
+    }
+
+    /// The session as stored now, or why there is none to use
+    /// (`.ended` or `.storeUnavailable`).
+    private func reload(_ session: Session) async -> (session: Session?, failure: RefreshResult?) {
+        do {
+            switch try await sessions.reload(session) {
+            case .found(let reloaded): return (reloaded, nil)
+            default: return (nil, .ended)
+            }
+        } catch {
+            return (nil, .storeUnavailable)
+        }
+    }
+
+    /// Holding the lock: fence, redeem once, write the successor, classify.
+    private func redeemHolding(_ lock: LockToken, _ session: Session, audience: String?, client: IPAddress,
+                               logger: Logger) async -> RefreshResult {
+        let reloaded = await reload(session)
+        guard let current = reloaded.session else { return reloaded.failure ?? .ended }
+        if usableToken(current.data, audience: audience) != nil {
+            metrics.successorHits.increment(["store"])
+            return .fresh(current)
+        }
+        guard let refreshToken = current.data.tokens.refreshToken else {
+            if currentToken(current.data, audience: audience) != nil { return .fresh(current) }
+            if audience != nil { return .refused }
+            logger.info("refresh.no_refresh_token")
+            return await end(current, outcome: "no_refresh_token")
+        }
+        let now = sessions.now
+        if let since = current.data.tokens.refreshOutcomeUnknownSince {
+            guard now &- since <= UInt64(settings.reuseLeeway.wholeMilliseconds) else {
+                // Sending it again could be a replay, which revokes the whole
+                // family at Modgud: end this one session instead.
+                logger.warning("refresh.replay_avoided", ["unknownForMs": .int(Int(now &- since))])
+                return await end(current, outcome: "replay_avoided")
+            }
+            logger.info("refresh.resending_within_leeway", ["unknownForMs": .int(Int(now &- since))])
+        }
+
+        let renewal = Task { [store = sessions.store, lease = settings.lease] in
+            while !Task.isCancelled {
+                guard (try? await Task.sleep(for: lease / 3)) != nil else { return }
+                _ = try? await store.renewLock(lock, lease: lease)
+            }
+        }
+        let reply: ModgudReply
+        do {
+            reply = try await modgud.token(.refresh(refreshToken: refreshToken),
+                                           resources: (audience ?? settings.defaultResource).map { [$0] } ?? [],
+                                           forwardedFor: client)
+        } catch {
+            renewal.cancel()
+            switch error {
+            case .timedOut(requestSent: true), .badResponse:
+                return await markUnknown(current, since: now, logger: logger)
+            case .timedOut(requestSent: false), .unreachable:
+                logger.warning("refresh.modgud_unavailable")
+                metrics.outcomes.increment(["unavailable"])
+                return .unavailable
+            }
+        }
+        renewal.cancel()
+        if reply.isSuccess {
+            guard let json = reply.json, let tokens = TokenSet(json: json) else {
+                return await markUnknown(current, since: now, logger: logger)
+            }
+            return await store(tokens, into: current, audience: audience, issuedAt: sessions.now, logger: logger)
+        }
+        if reply.isRateLimited {
+            metrics.outcomes.increment(["rate_limited"])
+            return .rateLimited(reply)
+        }
+        if reply.status.code >= 500 {
+            logger.warning("refresh.modgud_unavailable", ["status": .int(reply.status.code)])
+            metrics.outcomes.increment(["unavailable"])
+            return .unavailable
+        }
+        let error = reply.oauthError ?? "unknown"
+        if error == "invalid_grant" || error == "invalid_client" {
+            logger.info("refresh.rejected", ["error": .string(ModgudRelay.label(error))])
+            return await end(current, outcome: "rejected")
+        }
+        logger.warning("refresh.refused", ["error": .string(ModgudRelay.label(error)), "status": .int(reply.status.code)])
+        metrics.outcomes.increment(["refused"])
+        return .refused
+    }
+
+    /// Writes the successor tokens (compare-and-set on the version; we hold
+    /// the lock, so a lost race means the session ended or was written by
+    /// something else, which is merged with).
+    private func store(_ tokens: TokenSet, into session: Session, audience: String?, issuedAt now: UInt64,
+                       logger: Logger) async -> RefreshResult {
+        var current = session
+        for attempt in 1...3 {
+            var data = current.data
+            let expiresAt = now &+ UInt64(max(0, tokens.expiresIn)) &* 1000
+            if let audience {
+                data.tokens.resources[audience] = .init(accessToken: tokens.accessToken, expiresAt: expiresAt)
+            } else {
+                data.tokens.accessToken = tokens.accessToken
+                data.tokens.accessTokenExpiresAt = expiresAt
+                if let idToken = tokens.idToken { data.tokens.idToken = idToken }
+            }
+            if let successor = tokens.refreshToken { data.tokens.refreshToken = successor }
+            data.tokens.refreshOutcomeUnknownSince = nil
+            do {
+                if try await sessions.update(&current, data: data) {
+                    logger.info("refresh.completed", ["audience": .bool(audience != nil)])
+                    metrics.outcomes.increment(["ok"])
+                    return .fresh(current)
+                }
+            } catch {
+                logger.error("refresh.write_failed", ["attempt": .int(attempt)])
+                try? await Task.sleep(for: .milliseconds(100 * attempt))
+            }
+            let reloaded = await reload(current)
+            if let successor = reloaded.session {
+                current = successor
+            } else if case .ended? = reloaded.failure {
+                // Signed out while we refreshed: the new tokens belong to nobody.
+                _ = try? await modgud.revoke(tokens.refreshToken ?? tokens.accessToken,
+                                             hint: tokens.refreshToken == nil ? "access_token" : "refresh_token")
+                metrics.outcomes.increment(["ended"])
+                return .ended
+            }
+        }
+        // The successor could not be kept; the stored token is spent. The
+        // next attempt finds it unknown-outcome-free and would replay it, so
+        // end the session rather than revoke the family.
+        logger.error("refresh.successor_lost")
+        return await end(current, outcome: "successor_lost")
+    }
+
+    /// A refresh that may have been redeemed without our seeing the answer.
+    private func markUnknown(_ session: Session, since now: UInt64, logger: Logger) async -> RefreshResult {
+        logger.warning("refresh.outcome_unknown")
+        metrics.outcomes.increment(["outcome_unknown"])
+        var current = session
+        var data = current.data
+        if data.tokens.refreshOutcomeUnknownSince == nil { data.tokens.refreshOutcomeUnknownSince = now }
+        _ = try? await sessions.update(&current, data: data)
+        return .unavailable
+    }
+
+    private func end(_ session: Session, outcome: String) async -> RefreshResult {
+        metrics.outcomes.increment([outcome])
+        _ = try? await sessions.end(session)
+        return .ended
+    }
+
+    private func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+/// What one refresh attempt came to.
+enum RefreshResult: Sendable {
+    /// The session (as stored now) holds a usable token for the audience.
+    case fresh(Session)
+    /// The session has ended.
+    case ended
+    /// Modgud answered 429.
+    case rateLimited(ModgudReply)
+    /// Modgud unreachable, failing or slow; the session stays.
+    case unavailable
+    /// The session store did not answer.
+    case storeUnavailable
+    /// Modgud refused a token for this audience (`invalid_target`, …).
+    case refused
+
+    /// What waiters on other instances are told.
+    var signal: RefreshSignal? {
+        switch self {
+        case .fresh: .refreshed
+        case .ended: .ended
+        case .rateLimited(let reply):
+            .rateLimited(retryAfter: reply.rateLimit?.retryAfterSeconds ?? Int(reply.headers["Retry-After"] ?? "") ?? 1,
+                         body: reply.body)
+        case .unavailable: .unavailable
+        case .storeUnavailable, .refused: nil
+        }
+    }
+}
+
+/// The refresh metrics.
+struct RefreshMetrics: Sendable {
+    let outcomes: Counter
+    let successorHits: Counter
+    let wait: Histogram
+
+    init(_ registry: MetricsRegistry) {
+        outcomes = registry.counter("bff_refresh_total", help: "Token refreshes by outcome class.", labels: ["outcome"])
+        successorHits = registry.counter(
+            "bff_refresh_successor_hits_total",
+            help: "Requests that used tokens another request refreshed (local: same instance; store: read from the store).",
+            labels: ["source"])
+        wait = registry.histogram("bff_refresh_wait_seconds",
+                                  help: "Time a request spent getting a refreshed token (lock wait included).",
+                                  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20])
+    }
+}
+
+/// An answer produced deep in a handler that goes to the browser as it is
+/// (a relayed 429).
+struct RelayedAnswer: Error, Sendable {
+    let response: HTTPResponse
+
+    init(_ response: HTTPResponse) {
+        self.response = response
+    }
+}
+
+extension GatewayError {
+    /// Modgud could not be asked for a token (down, failing or slow); the
+    /// session stays.
+    static let tokenUnavailable = GatewayError(.serviceUnavailable, "upstream_unavailable",
+                                               "The identity server cannot issue a token right now; try again shortly.",
+                                               headers: ["Retry-After": "5"])
+
+    static func sessionExpired(cookie: String) -> GatewayError {
+        GatewayError(.unauthorized, "session_expired", "The session has ended; sign in again.", headers: ["Set-Cookie": cookie])
+    }
+}
