@@ -50,19 +50,26 @@ struct APIProxy: Sendable {
         if let query = request.head.query { url += "?" + query }
         let headers = upstreamHeaders(request.headers, token: token, client: client)
         let limit = route.maxBodyBytes ?? .max
-        let counter = BodyCounter()
+        let upload = UploadProgress()
         let body: HTTPClientRequestBody? = request.body.declaredLength == 0 ? nil
             : HTTPClientRequestBody(length: request.body.declaredLength) {
-                guard let piece = try await request.body.next() else { return nil }
-                guard counter.add(piece.count, limit: limit) else { throw HTTPBodyError.tooLarge }
-                return piece
+                do {
+                    guard let piece = try await request.body.next() else { return nil }
+                    guard upload.add(piece.count, limit: limit) else { throw HTTPBodyError.tooLarge }
+                    return piece
+                } catch let error as HTTPBodyError {
+                    upload.fail(error)
+                    throw error
+                }
             }
         let upstreamRequest = HTTPClientRequest(method: request.method, url: url, headers: headers, timeout: timeout)
         let response: HTTPClientStreamingResponse
         do {
             response = try await upstreams.stream(upstreamRequest, body: body)
         } catch {
-            if counter.overLimit { throw GatewayError.payloadTooLarge }
+            // The browser's body failing (too large, stalled, cut short) is
+            // the browser's problem, answered as such (413, 408, 400).
+            if let bodyError = upload.failure { throw bodyError }
             throw Self.failure(error, context: context)
         }
         return relay(response, extraCookies: extraCookies)
@@ -186,9 +193,6 @@ struct APIProxy: Sendable {
         case .timedOut:
             context.logger.warning("proxy.upstream_timeout")
             return GatewayError(.gatewayTimeout, "upstream_timeout", "The API did not answer in time.")
-        case .requestBodyFailed:
-            context.logger.info("proxy.request_body_failed")
-            return GatewayError.badRequest("The request body could not be read.")
         default:
             context.logger.warning("proxy.upstream_failed", ["reason": .string(error.description)])
             return GatewayError(.badGateway, "upstream_error", "The API could not be reached.")
@@ -196,18 +200,22 @@ struct APIProxy: Sendable {
     }
 }
 
-/// Counts a streamed request body against the route's limit.
-private final class BodyCounter: Sendable {
-    private let state = Mutex<(count: Int, over: Bool)>((0, false))
+/// A streamed request body's count against the route's limit, and how it
+/// failed, if it did.
+private final class UploadProgress: Sendable {
+    private let state = Mutex<(count: Int, failure: HTTPBodyError?)>((0, nil))
 
-    /// Adds `bytes`; false (and remembered) once the total passes `limit`.
+    /// Adds `bytes`; false once the total passes `limit`.
     func add(_ bytes: Int, limit: Int) -> Bool {
         state.withLock { state in
             state.count += bytes
-            if state.count > limit { state.over = true }
-            return !state.over
+            return state.count <= limit
         }
     }
 
-    var overLimit: Bool { state.withLock { $0.over } }
+    func fail(_ error: HTTPBodyError) {
+        state.withLock { if $0.failure == nil { $0.failure = error } }
+    }
+
+    var failure: HTTPBodyError? { state.withLock { $0.failure } }
 }
