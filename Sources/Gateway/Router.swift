@@ -78,7 +78,10 @@ public struct Router: Sendable {
         for route in routes {
             guard let parameters = Self.bind(route, to: parts) else { continue }
             guard route.method == method || (method == .head && route.method == .get) else {
-                if !allowed.contains(route.method) { allowed.append(route.method) }
+                for allowedMethod in route.method == .get ? [HTTPMethod.get, .head] : [route.method]
+                where !allowed.contains(allowedMethod) {
+                    allowed.append(allowedMethod)
+                }
                 continue
             }
             if best == nil || route.segments.count > best!.route.segments.count || (best!.route.prefix && !route.prefix) {

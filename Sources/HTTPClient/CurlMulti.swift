@@ -43,6 +43,7 @@ final class CurlMulti: @unchecked Sendable {
         _ = ccurl_multi_setopt_pointer(handle, CURLMOPT_SOCKETDATA, context)
         _ = ccurl_multi_setopt_timer_function(handle, curlTimerCallback)
         _ = ccurl_multi_setopt_pointer(handle, CURLMOPT_TIMERDATA, context)
+        _ = ccurl_multi_setopt_long(handle, CURLMOPT_MAXCONNECTS, max(1, configuration.maxIdleConnections))
         if let limit = configuration.maxConnectionsPerHost {
             _ = ccurl_multi_setopt_long(handle, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, limit))
         }

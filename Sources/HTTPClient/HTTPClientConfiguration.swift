@@ -21,6 +21,10 @@ public struct HTTPClientConfiguration: Sendable {
     /// Open connections to one host at most, per event loop; requests past
     /// it wait for a free connection. Nil means no limit.
     public var maxConnectionsPerHost: Int?
+    /// Idle connections kept for reuse, per event loop. libcurl's own
+    /// default follows the number of transfers running when the pool
+    /// fills, so a lull would close connections a burst then reopens.
+    public var maxIdleConnections: Int
     /// An idle pooled connection older than this is not reused (it is
     /// closed and a new one opened). Keep it below the upstream's own
     /// keep-alive timeout so a request never races the server's close.
@@ -36,6 +40,7 @@ public struct HTTPClientConfiguration: Sendable {
                 caFile: String? = nil,
                 verifyTLS: Bool = true,
                 maxConnectionsPerHost: Int? = nil,
+                maxIdleConnections: Int = 256,
                 maxIdleConnectionAge: Duration = .seconds(30),
                 streamBufferBytes: Int = 512 * 1024) {
         self.connectTimeout = connectTimeout
@@ -44,6 +49,7 @@ public struct HTTPClientConfiguration: Sendable {
         self.caFile = caFile
         self.verifyTLS = verifyTLS
         self.maxConnectionsPerHost = maxConnectionsPerHost
+        self.maxIdleConnections = maxIdleConnections
         self.maxIdleConnectionAge = maxIdleConnectionAge
         self.streamBufferBytes = streamBufferBytes
     }

@@ -3,8 +3,9 @@ import Crypto
 /// Why a session operation failed. Every case is log-safe. "No session" is
 /// not an error (see `SessionLookup`).
 public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The store failed; `.store(.unavailable)` and `.store(.timedOut)`
-    /// become `503 store_unavailable` with `Retry-After`.
+    /// The store failed (down, slow, or an error reply such as OOM or a
+    /// read-only replica); the gateway answers `503 store_unavailable` with
+    /// `Retry-After`.
     case store(SessionStoreError)
     /// Randomness, key derivation or sealing failed in OpenSSL.
     case crypto(CryptoError)

@@ -1,5 +1,8 @@
 """Helpers shared by the benchmark scripts: start and stop processes on
-loopback ports, run wrk and parse its figures, read a process's RSS."""
+loopback ports, run wrk and parse its figures, read a process's RSS.
+
+Environment: BENCH_SCRATCH, the build directory for build_release
+(default: the package's own .build)."""
 import os
 import re
 import shutil
@@ -49,9 +52,11 @@ def children(pid: int) -> list[int]:
 class Process:
     """A background process that is always stopped (SIGTERM, then KILL)."""
 
-    def __init__(self, argv, env=None, log_name="process"):
+    def __init__(self, argv, env=None, log_name="process", inherit_env=True):
+        """`inherit_env=False` starts from PATH alone, so that settings in
+        the caller's environment (BFF_*, say) cannot leak in."""
         self.log = tempfile.NamedTemporaryFile(prefix=f"bench-{log_name}-", suffix=".log", delete=False)
-        full_env = dict(os.environ)
+        full_env = dict(os.environ) if inherit_env else {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
         full_env.update(env or {})
         self.popen = subprocess.Popen(argv, env=full_env, stdout=self.log, stderr=subprocess.STDOUT)
 
@@ -127,7 +132,18 @@ def wrk(url: str, connections: int, seconds: int, threads: int = 1, script: str 
     }
 
 
-def build_release() -> Path:
-    subprocess.run(["swift", "build", "-c", "release", "--product", "modgud-bff"], cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL)
-    return ROOT / ".build" / "release" / "modgud-bff"
+def build_dir() -> Path:
+    """Where build_release builds: $BENCH_SCRATCH, else the package's .build."""
+    scratch = os.environ.get("BENCH_SCRATCH")
+    return Path(scratch) if scratch else ROOT / ".build"
+
+
+def build_release(product: str = "modgud-bff") -> Path:
+    """Builds `product` in release mode (in $BENCH_SCRATCH when set, so a
+    benchmark need not share .build with a concurrent build) and returns
+    the binary's path."""
+    argv = ["swift", "build", "-c", "release", "--product", product]
+    if os.environ.get("BENCH_SCRATCH"):
+        argv += ["--scratch-path", os.environ["BENCH_SCRATCH"]]
+    subprocess.run(argv, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return build_dir() / "release" / product

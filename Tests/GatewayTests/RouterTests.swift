@@ -46,7 +46,7 @@ struct RouterTests {
             Issue.record("expected 405")
             return
         }
-        #expect(allowed == [.get])
+        #expect(allowed == [.get, .head], "HEAD is served wherever GET is")
     }
 
     @Test(arguments: ["/", "/bff", "/bff/user/extra", "/bff/passkeys/a/b", "/other"])

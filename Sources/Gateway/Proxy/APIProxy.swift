@@ -72,7 +72,7 @@ struct APIProxy: Sendable {
             if let bodyError = upload.failure { throw bodyError }
             throw Self.failure(error, context: context)
         }
-        return relay(response, extraCookies: extraCookies)
+        return try await relay(response, head: request.method == .head, extraCookies: extraCookies, context: context)
     }
 
     // MARK: Tokens
@@ -133,7 +133,13 @@ struct APIProxy: Sendable {
         return headers
     }
 
-    func relay(_ response: HTTPClientStreamingResponse, extraCookies: [String]) -> HTTPResponse {
+    /// Bodies up to this size with a declared length are read whole before
+    /// answering, so the answer leaves in one write; larger or unsized ones
+    /// stream.
+    static let smallBodyBytes = 64 * 1024
+
+    func relay(_ response: HTTPClientStreamingResponse, head: Bool, extraCookies: [String],
+               context: RequestContext) async throws -> HTTPResponse {
         let named = Self.connectionTokens(response.headers)
         var headers = HTTPHeaders()
         for field in response.headers {
@@ -145,6 +151,14 @@ struct APIProxy: Sendable {
         for cookie in extraCookies { headers.add("Set-Cookie", cookie) }
         let length = response.headers["Content-Length"].flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
         let body = response.body
+        if let length, length <= Self.smallBodyBytes, !head, response.status.allowsBody {
+            do {
+                return HTTPResponse(status: response.status, headers: headers,
+                                    bytes: try await body.collect(upTo: Self.smallBodyBytes))
+            } catch {
+                throw Self.failure(error, context: context)
+            }
+        }
         return HTTPResponse(status: response.status, headers: headers, body: .stream(length: length) { writer in
             for try await piece in body { try await writer.write(piece) }
         })

@@ -29,10 +29,11 @@ struct AccountEndpoints: Sendable {
         router.add(.post, "/bff/passkeys/enroll", options: options) { request, context in
             let input = try await JSONRequest.read(request, context: context)
             let attestation = try input.objectField("attestation")
-            guard let flow = try await shared.takeFlow(request, context, grant: Self.enrolmentGrant),
-                  let ceremony = flow.ceremonyID else { throw Self.noEnrolment }
+            // The session first: without one, the ceremony is left alone.
             let session = try await userSession(request, context)
-            guard flow.values["session"]?.revealed == session.lockName else { throw Self.noEnrolment }
+            guard let flow = try await shared.takeFlow(request, context, grant: Self.enrolmentGrant),
+                  let ceremony = flow.ceremonyID, flow.values["session"]?.revealed == session.lockName
+            else { throw Self.noEnrolment }
             let body: JSON = ["ceremonyId": .string(ceremony.revealed), "attestation": attestation]
             let (reply, _) = try await callWithUserToken(.post, shared.modgud.endpoints.passkeyEnroll, request, context,
                                                          endpoint: "passkey_enroll", json: body, session: session)
@@ -118,11 +119,29 @@ struct AccountEndpoints: Sendable {
         if let given { session = given } else { session = try await userSession(request, context) }
         let token = try await refresher.accessToken(for: &session, audience: nil, client: shared.clientAddress(request),
                                                     context: context)
+        let reply: ModgudReply
         do {
-            return (try await shared.modgud.withBearer(method, url, accessToken: token, json: json), session)
+            reply = try await shared.modgud.withBearer(method, url, accessToken: token, json: json)
         } catch {
             throw shared.relay.failure(error, endpoint: endpoint, context: context)
         }
+        if Self.tokenRejected(reply) {
+            // Modgud no longer honours a token the session thinks is good
+            // (revoked there, the user signed out everywhere): the session
+            // is over here too.
+            context.logger.info("session.token_rejected", ["endpoint": .string(endpoint)])
+            _ = try await shared.store(context) { () async throws(SessionError) in try await shared.sessions.end(session) }
+            throw GatewayError.sessionExpired(cookie: shared.sessions.expiringCookie())
+        }
+        return (reply, session)
+    }
+
+    /// A 401 that says the token itself is bad (`invalid_token`), unlike
+    /// the step-up 401 (`insufficient_user_authentication`).
+    static func tokenRejected(_ reply: ModgudReply) -> Bool {
+        guard reply.status == .unauthorized else { return false }
+        if let error = reply.oauthError { return error == "invalid_token" }
+        return reply.headers["WWW-Authenticate"]?.contains("invalid_token") ?? true
     }
 
     /// Modgud's answer: successes and 404s relayed as they are; refusals

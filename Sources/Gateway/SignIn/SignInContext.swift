@@ -54,7 +54,9 @@ public struct SignInContext: Sendable {
 
     static func gatewayError(_ error: SessionError, context: RequestContext) -> GatewayError {
         switch error {
-        case .store(.unavailable), .store(.timedOut):
+        case .store:
+            // Down, slow, or refusing (out of memory, read-only replica, ACL):
+            // a failing dependency, answered 503 with Retry-After.
             context.logger.warning("session.store_unavailable", ["reason": .string(error.description)])
             return .storeUnavailable
         default:

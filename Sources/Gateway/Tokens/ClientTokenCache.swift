@@ -34,8 +34,9 @@ final class ClientTokenCache: Sendable {
             if let running = table[key] { return running }
             let task = Task { [modgud] in
                 let result = await Self.fetch(modgud, resource: resource)
-                self.inFlight.withLock { _ = $0.removeValue(forKey: key) }
+                // Stored before the flight ends, so no request finds neither.
                 if case .success(let entry) = result { self.entries.withLock { $0[key] = entry } }
+                self.inFlight.withLock { _ = $0.removeValue(forKey: key) }
                 return result
             }
             table[key] = task

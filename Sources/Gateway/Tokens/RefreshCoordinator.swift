@@ -228,6 +228,12 @@ public final class RefreshCoordinator: Sendable {
             logger.info("refresh.resending_within_leeway", ["unknownForMs": .int(Int(now &- since))])
         }
 
+        // Marked before sending, so that an answer never seen (a timeout,
+        // this process dying, a drain cut short) leaves the record saying
+        // the token may be spent: the next attempt then never replays it
+        // outside Modgud's leeway.
+        let markedHere = current.data.tokens.refreshOutcomeUnknownSince == nil
+        guard let pending = await markPending(current, since: now) else { return .storeUnavailable }
         let renewal = Task { [store = sessions.store, lease = settings.lease] in
             while !Task.isCancelled {
                 guard (try? await Task.sleep(for: lease / 3)) != nil else { return }
@@ -243,20 +249,24 @@ public final class RefreshCoordinator: Sendable {
             renewal.cancel()
             switch error {
             case .timedOut(requestSent: true), .badResponse:
-                return await markUnknown(current, since: now, logger: logger)
+                return outcomeUnknown(logger)
             case .timedOut(requestSent: false), .unreachable:
                 logger.warning("refresh.modgud_unavailable")
                 metrics.outcomes.increment(["unavailable"])
+                if markedHere { await clearPending(pending) }
                 return .unavailable
             }
         }
         renewal.cancel()
         if reply.isSuccess {
-            guard let json = reply.json, let tokens = TokenSet(json: json) else {
-                return await markUnknown(current, since: now, logger: logger)
-            }
-            return await store(tokens, into: current, audience: audience, issuedAt: sessions.now, logger: logger)
+            guard let json = reply.json, let tokens = TokenSet(json: json) else { return outcomeUnknown(logger) }
+            return await store(tokens, into: pending, audience: audience, issuedAt: sessions.now, logger: logger)
         }
+        // Modgud answered without redeeming: unless it refused the token
+        // itself, the token is still good.
+        let error = reply.oauthError ?? "unknown"
+        let rejected = error == "invalid_grant" || error == "invalid_client"
+        if markedHere, !rejected { await clearPending(pending) }
         if reply.isRateLimited {
             metrics.outcomes.increment(["rate_limited"])
             return .rateLimited(reply)
@@ -266,10 +276,9 @@ public final class RefreshCoordinator: Sendable {
             metrics.outcomes.increment(["unavailable"])
             return .unavailable
         }
-        let error = reply.oauthError ?? "unknown"
-        if error == "invalid_grant" || error == "invalid_client" {
+        if rejected {
             logger.info("refresh.rejected", ["error": .string(ModgudRelay.label(error))])
-            return await end(current, outcome: "rejected")
+            return await end(pending, outcome: "rejected")
         }
         logger.warning("refresh.refused", ["error": .string(ModgudRelay.label(error)), "status": .int(reply.status.code)])
         metrics.outcomes.increment(["refused"])
@@ -322,14 +331,30 @@ public final class RefreshCoordinator: Sendable {
         return await end(current, outcome: "successor_lost")
     }
 
-    /// A refresh that may have been redeemed without our seeing the answer.
-    private func markUnknown(_ session: Session, since now: UInt64, logger: Logger) async -> RefreshResult {
-        logger.warning("refresh.outcome_unknown")
-        metrics.outcomes.increment(["outcome_unknown"])
+    /// Records "a refresh was sent at `now`" (keeping an earlier mark);
+    /// nil when the store cannot take the write, and nothing is sent then.
+    private func markPending(_ session: Session, since now: UInt64) async -> Session? {
         var current = session
         var data = current.data
         if data.tokens.refreshOutcomeUnknownSince == nil { data.tokens.refreshOutcomeUnknownSince = now }
+        guard (try? await sessions.update(&current, data: data)) == true else { return nil }
+        return current
+    }
+
+    /// Removes the mark after an answer that redeemed nothing. Best effort:
+    /// a mark left behind only makes the next attempt more careful.
+    private func clearPending(_ session: Session) async {
+        var current = session
+        var data = current.data
+        data.tokens.refreshOutcomeUnknownSince = nil
         _ = try? await sessions.update(&current, data: data)
+    }
+
+    /// A refresh that may have been redeemed without our seeing the
+    /// answer: the mark written before sending stays.
+    private func outcomeUnknown(_ logger: Logger) -> RefreshResult {
+        logger.warning("refresh.outcome_unknown")
+        metrics.outcomes.increment(["outcome_unknown"])
         return .unavailable
     }
 

@@ -1,0 +1,258 @@
+"""The API proxy against nginx proxy_pass, measured in one run on this machine.
+
+One upstream API, nginx `return 200` with a small JSON body (1 worker),
+sits behind two proxies on loopback ports:
+  - the reference: nginx `proxy_pass` (2 workers) with an upstream
+    keep-alive pool, setting the same request headers the gateway sets;
+  - the gateway (release build, its default one event loop per core) with
+    one route, `/api/` -> the upstream, token mode `user`: every request
+    loads the session from Redis and attaches the user's access token.
+redis-server and modgud-sim (release, no jitter, rate limits off) are
+started too; one user signs in through the gateway with an e-mail code
+(read from the simulator's dev mailbox) as signin_bench.py does, and every
+measured request is `GET /api/items` with that session cookie and
+`X-CSRF: 1`, to both proxies alike. The upstream answers 401 to a request
+without a bearer token, so a 200 proves the token was attached.
+
+Two phases, each run against both proxies:
+  - full load: wrk -t1 -c64 (as core_bench.py): requests/s, p50, p99;
+  - half load: wrk paced to half the gateway's full-load rate, the same
+    pacing for both: each connection pauses a random 0-20 ms (wrk's Lua
+    `delay()`) after every answer, and the number of connections is set
+    by a short calibration run so that the gateway gets about that rate.
+    wrk times each request from its send, so the pauses are not counted.
+    (No open-loop tool is packaged in Debian: wrk2 is not; hey is, with a
+    per-worker rate limit, but its Go client's own delay, ~1 ms at p50
+    against nginx at 5,000/s, would swamp the difference measured here.)
+Then the gateway's RSS after the runs.
+
+Usage: Tests/Benchmarks/proxy.sh [seconds-per-run=10]
+"""
+import json
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+import benchlib as b
+
+BODY = '{"ok":true,"items":[{"id":1,"name":"first"},{"id":2,"name":"second"}]}'
+PATH = "/api/items"
+FULL_CONNECTIONS = 64
+PAUSE_MS = 10  # mean pause between an answer and the next request, half-load phase
+REFRESH_SKEW_S = 60  # the gateway's BFF_REFRESH_SKEW_S default
+
+
+def call(port, method, path, body=None, headers=None):
+    """One request; returns (status, headers, body). X-CSRF is always sent."""
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method)
+    request.add_header("X-CSRF", "1")
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    for name, value in (headers or {}).items():
+        request.add_header(name, value)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.headers, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
+
+
+def sign_in(public_port: int, sim_port: int, cookie_name: str = "__Host-bff") -> str:
+    """Signs one user in with an e-mail code; returns the session cookie's value."""
+    email = "proxy-bench@example.com"
+    status, _, body = call(public_port, "POST", "/bff/otp/request", {"email": email})
+    if status != 200:
+        raise SystemExit(f"POST /bff/otp/request answered {status}: {body[:300]!r}")
+    mail = json.loads(call(sim_port, "GET", f"/dev/mailbox?email={email}")[2])
+    status, headers, body = call(public_port, "POST", "/bff/otp/redeem", {"email": email, "code": mail[0]["code"]})
+    if status != 200:
+        raise SystemExit(f"POST /bff/otp/redeem answered {status}: {body[:300]!r}")
+    for cookie in headers.get_all("Set-Cookie") or []:
+        name, _, rest = cookie.partition("=")
+        if name.strip() == cookie_name:
+            return rest.split(";", 1)[0]
+    raise SystemExit(f"POST /bff/otp/redeem set no {cookie_name} cookie")
+
+
+def verify(name: str, port: int, headers: dict, log: str) -> None:
+    """One request through a proxy: must be 200 with the upstream's body."""
+    status, _, body = call(port, "GET", PATH, headers=headers)
+    print(f"verification: {name} GET {PATH} -> {status}, {len(body)} bytes", file=sys.stderr)
+    if status != 200 or body.decode(errors="replace") != BODY:
+        raise SystemExit(f"{name} did not relay the upstream's answer: {status} {body[:300]!r} (log: {log})")
+
+
+def wrk_script(headers: dict, pause_ms: int | None = None) -> str:
+    """A wrk Lua script that sends `headers` with every request and, with
+    `pause_ms`, waits a random 0 to 2 × pause_ms ms (whole ms, wrk's timer
+    unit) on each connection before its next request."""
+    script = tempfile.NamedTemporaryFile("w", prefix="bench-proxy-", suffix=".lua", delete=False)
+    for name, value in headers.items():
+        script.write(f"wrk.headers[{json.dumps(name)}] = {json.dumps(value)}\n")
+    if pause_ms:
+        script.write(f"function delay() return math.random(0, {2 * pause_ms}) end\n")
+    script.close()
+    return script.name
+
+
+def main() -> int:
+    seconds = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    binary = b.build_release()
+    simulator = b.build_release("modgud-sim")
+    upstream_port, reference_port, public_port, admin_port, redis_port, sim_port = (b.free_port() for _ in range(6))
+
+    # The one sign-in comes before all runs; a refresh is due `REFRESH_SKEW_S`
+    # before the access token expires. The simulator's default lifetime
+    # (900 s) outlasts the runs at the default length; longer runs get a
+    # longer lifetime, so no run ever includes a refresh.
+    planned = 4 * seconds + 3 * 2 + 60  # four timed runs, warm-ups and calibration, start-up and slack
+    lifetime = max(900, 2 * planned + REFRESH_SKEW_S)
+
+    workdir = tempfile.mkdtemp(prefix="bench-proxy-")
+    redis = b.Process(["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
+                       "--appendonly", "no", "--dir", workdir], log_name="redis")
+    sim = b.Process([str(simulator), "--listen", f"127.0.0.1:{sim_port}", "--jitter-ms", "0",
+                     "--rate-limits", "off", "--log-level", "warning", "--access-token-lifetime", str(lifetime)],
+                    log_name="sim")
+    # The API: 401 without a bearer token, else the fixed JSON body.
+    upstream, _ = b.start_nginx(f"""
+    server {{
+        listen 127.0.0.1:{upstream_port};
+        default_type application/json;
+        location / {{
+            if ($http_authorization !~ "^Bearer .") {{ return 401 '{{"error":"no_token"}}'; }}
+            return 200 '{BODY}';
+        }}
+    }}""", workers=1)
+    # The reference proxy: the request headers mirror the gateway's
+    # (cookie and X-CSRF dropped, a bearer token and X-Forwarded-* added).
+    reference, _ = b.start_nginx(f"""
+    upstream api {{ server 127.0.0.1:{upstream_port}; keepalive 64; }}
+    server {{
+        listen 127.0.0.1:{reference_port};
+        location /api/ {{
+            proxy_pass http://api/;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header Cookie "";
+            proxy_set_header X-CSRF "";
+            proxy_set_header Authorization "Bearer reference-token";
+            proxy_set_header X-Forwarded-For $remote_addr;
+            proxy_set_header X-Forwarded-Proto http;
+            proxy_set_header X-Forwarded-Host localhost:{public_port};
+        }}
+    }}""", workers=2)
+    routes = [{"prefix": "/api/", "upstream": f"http://127.0.0.1:{upstream_port}/", "token": "user"}]
+    gateway = b.Process([str(binary)], inherit_env=False, env={
+        "BFF_LISTEN": f"127.0.0.1:{public_port}",
+        "BFF_ADMIN_LISTEN": f"127.0.0.1:{admin_port}",
+        "BFF_PUBLIC_ORIGIN": f"http://localhost:{public_port}",
+        "BFF_MODGUD_URL": f"http://127.0.0.1:{sim_port}",
+        "BFF_CLIENT_ID": "bff",
+        "BFF_CLIENT_SECRET": "bff-secret",
+        "BFF_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
+        "BFF_ROUTES": json.dumps(routes),
+        "BFF_ACCESS_LOG": "false",
+        "BFF_LOG_LEVEL": "warning",
+    }, log_name="gateway")
+    gateway_status = None
+    try:
+        for port in (redis_port, sim_port, upstream_port, reference_port, public_port, admin_port):
+            b.wait_for_port(port)
+        time.sleep(0.5)
+        if gateway.popen.poll() is not None:
+            raise SystemExit(f"the gateway exited at start ({gateway.popen.returncode}); see {gateway.log.name}")
+
+        cookie = sign_in(public_port, sim_port)
+        signed_in_at = time.monotonic()
+        headers = {"Cookie": f"__Host-bff={cookie}", "X-CSRF": "1"}
+        verify("nginx proxy_pass", reference_port, headers, reference.log.name)
+        verify("gateway", public_port, headers, gateway.log.name)
+        script = wrk_script(headers)
+        targets = {"nginx": f"http://127.0.0.1:{reference_port}{PATH}",
+                   "gateway": f"http://127.0.0.1:{public_port}{PATH}"}
+        start_rss = b.rss_kib(gateway.pid)
+
+        # Full load: a 2 s warm-up, then the timed run, each proxy in turn.
+        full = {}
+        for name, url in targets.items():
+            b.wrk(url, FULL_CONNECTIONS, 2, script=script)
+            full[name] = b.wrk(url, FULL_CONNECTIONS, seconds, script=script)
+
+        # Half load: each connection sends about 1000 / (PAUSE_MS + latency)
+        # requests/s; a 2 s run against the gateway corrects the guess of
+        # how many connections make half its full-load rate, then both
+        # proxies get that many.
+        rate = full["gateway"]["rps"] / 2
+        paced_script = wrk_script(headers, PAUSE_MS)
+        connections = max(1, round(rate * (PAUSE_MS + 0.5) / 1000))
+        probe = b.wrk(targets["gateway"], connections, 2, script=paced_script)
+        connections = max(1, round(connections * rate / probe["rps"]))
+        paced = {name: b.wrk(url, connections, seconds, script=paced_script) for name, url in targets.items()}
+
+        elapsed = time.monotonic() - signed_in_at
+        end_rss = b.rss_kib(gateway.pid)
+    finally:
+        gateway_status = gateway.stop()
+        reference.stop()
+        upstream.stop()
+        sim.stop()
+        redis.stop()
+
+    print(f"# API proxy: gateway vs nginx proxy_pass ({seconds}s per run, loopback, 2 cores)")
+    print()
+    print(f"- Upstream: nginx `return 200`, {len(BODY)}-byte JSON body, 1 worker, 401 without a bearer token.")
+    print("- Reference: nginx `proxy_pass`, 2 workers, `keepalive 64` upstream pool, HTTP/1.1, "
+          "same header changes as the gateway (cookie and X-CSRF dropped, bearer and X-Forwarded-* set).")
+    print("- Gateway: release build, route `/api/` token `user`; each request loads the Redis session "
+          "and attaches the user's access token; access log off, log level warning.")
+    print(f"- Every request: `GET {PATH}`, `Cookie: __Host-bff=<session>`, `X-CSRF: 1`, keep-alive.")
+    print(f"- Access token lifetime {lifetime} s, refresh due {REFRESH_SKEW_S} s before expiry; the runs took "
+          f"{elapsed:.0f} s after sign-in, so no request included a token refresh.")
+    print(f"- Full load: `wrk -t1 -c{FULL_CONNECTIONS}`, after a 2 s warm-up per proxy.")
+    print(f"- Half load: target {rate:.0f} requests/s (half the gateway's full-load rate). `wrk -t1 -c{connections}` "
+          f"where each connection pauses a random 0-{2 * PAUSE_MS} ms after every answer (Lua `delay()`); "
+          "the connection count comes from a 2 s calibration run against the gateway, and both proxies get the "
+          "same count and pauses. This is paced closed-loop, not open-loop (wrk2 is not packaged): a slow answer "
+          "delays that connection's next request instead of letting requests queue behind it, so a stall counts "
+          "once, not for every request an open-loop client would have sent meanwhile. Latency is timed from each "
+          "request's send; the pauses are not counted.")
+    print()
+    print("| | nginx proxy_pass | gateway | gateway vs nginx | target |")
+    print("|---|---|---|---|---|")
+    ratio = full["gateway"]["rps"] / full["nginx"]["rps"]
+    print(f"| full load ({FULL_CONNECTIONS} conn): requests/s | {full['nginx']['rps']:.0f} | {full['gateway']['rps']:.0f} "
+          f"| ratio {ratio:.2f} | ≥ 0.6: {'met' if ratio >= 0.6 else 'MISSED'} |")
+    for key in ("p50", "p99"):
+        print(f"| full load: {key} ms | {full['nginx'][key]:.2f} | {full['gateway'][key]:.2f} "
+              f"| {full['gateway'][key] - full['nginx'][key]:+.2f} | |")
+    print(f"| half load: requests/s | {paced['nginx']['rps']:.0f} | {paced['gateway']['rps']:.0f} "
+          f"| target {rate:.0f} | |")
+    for key in ("p50", "p99"):
+        added = paced["gateway"][key] - paced["nginx"][key]
+        target = f"≤ +1 ms: {'met' if added <= 1.0 else 'MISSED'}" if key == "p99" else ""
+        print(f"| half load: {key} ms | {paced['nginx'][key]:.3f} | {paced['gateway'][key]:.3f} | {added:+.3f} | {target} |")
+    for name, result in paced.items():
+        if abs(result["rps"] - rate) > 0.1 * rate:
+            print(f"WARNING half load, {name}: {result['rps']:.0f} requests/s, more than 10% off the {rate:.0f} targeted")
+    clean = True
+    for phase, results in (("full load", full), ("half load", paced)):
+        for name, result in results.items():
+            if result["non2xx"] or result["socket_errors"]:
+                clean = False
+                print(f"WARNING {phase}, {name}: non-2xx {result['non2xx']}, errors {result['socket_errors']}")
+    print()
+    print("| gateway memory | RSS MiB |")
+    print("|---|---|")
+    print(f"| after sign-in, before the runs | {start_rss / 1024:.1f} |")
+    print(f"| after the runs | {end_rss / 1024:.1f} |")
+    print()
+    print(f"gateway exit status after SIGTERM: {gateway_status}")
+    return 0 if gateway_status == 0 and clean else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

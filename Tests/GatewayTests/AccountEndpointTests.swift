@@ -1,0 +1,380 @@
+import Testing
+import Core
+import HTTP
+import ModgudSimulator
+import Sessions
+import TestSupport
+import WebAuthn
+@testable import Gateway
+
+/// `POST /bff/logout` and passkey management against the simulator behind
+/// a recording tap and a real Redis: what the browser got, what Modgud
+/// received, and what is left in the store and at Modgud afterwards.
+@Suite("Logout and passkey management")
+struct AccountEndpointTests {
+    static let origin = AccountDeployment.origin
+
+    // MARK: Logout
+
+    @Test func logoutRevokesBothTokensAtModgudAndEndsTheSession() async throws {
+        let deployment = try await AccountDeployment.start()
+        let browser = try await deployment.signedInBrowser()
+        let cookie = try #require(browser.cookies["__Host-bff"])
+        let session = try #require(try await deployment.session(of: browser))
+        let refresh = try #require(session.data.tokens.refreshToken?.revealed)
+        let access = session.data.tokens.accessToken.revealed
+        #expect(try await deployment.introspect(refresh)["active"]?.boolValue == true, "live before the logout")
+
+        let mark = deployment.simulator.lastRequestSeq
+        let tapMark = deployment.tap.mark
+        let loggedOut = try await browser.post("/bff/logout")
+        #expect(loggedOut.status == 204)
+        #expect(loggedOut.body.isEmpty)
+        let expired = try #require(loggedOut.setCookie(named: "__Host-bff"))
+        #expect(expired.hasPrefix("__Host-bff=;") && expired.contains("Max-Age=0"))
+        #expect(expired.contains("Path=/") && expired.contains("Secure") && expired.contains("HttpOnly"))
+        #expect(browser.cookies["__Host-bff"] == nil)
+
+        // Gone from the store: the same cookie no longer opens a session.
+        #expect(try await deployment.recordExists(session) == false)
+        let stale = deployment.harness.browser(origin: Self.origin)
+        stale.setCookie("__Host-bff", cookie)
+        let user = try await stale.get("/bff/user")
+        #expect(user.status == 401)
+        #expect(user.json?["error"]?.stringValue == "unauthenticated")
+
+        // Modgud got two revocations, refresh token first, as the client alone.
+        let revocations = deployment.tap.calls(since: tapMark)
+        #expect(revocations.map(\.path) == ["/connect/revoke", "/connect/revoke"])
+        #expect(revocations.map { $0.formValue("token") } == [refresh, access])
+        #expect(revocations.map { $0.formValue("token_type_hint") } == ["refresh_token", "access_token"])
+        for call in revocations {
+            #expect(call.method == "POST")
+            #expect(call.headers["Authorization"] == AccountDeployment.clientBasic)
+            #expect(!call.headers.contains("Modgud-Forwarded-For"), "revoke carries Basic alone")
+            #expect(call.status == 200)
+        }
+        let records = deployment.harness.modgudRequests(since: mark)
+        #expect(records.count == 2)
+        for record in records {
+            #expect(record["path"]?.stringValue == "/connect/revoke")
+            #expect(record["clientAuth"]?.stringValue == "basic")
+            #expect(record["clientId"]?.stringValue == "bff")
+            #expect(record["forwardedFor"]?.isNull == true)
+            #expect(record["browserHeaders"]?.arrayValue?.isEmpty == true)
+        }
+        #expect(deployment.stat("revocations", "refresh") == 1)
+        #expect(deployment.stat("revocations", "access") == 1)
+
+        // Dead at Modgud: inactive, and a refresh with it is refused.
+        #expect(try await deployment.introspect(refresh)["active"]?.boolValue == false)
+        #expect(try await deployment.introspect(access)["active"]?.boolValue == false)
+        let refreshed = try await deployment.refreshAtModgud(refresh)
+        #expect(refreshed.status == 400)
+        #expect(refreshed.json["error"]?.stringValue == "invalid_grant")
+
+        let logs = deployment.harness.logs.lines
+        #expect(logs.contains { $0.contains("logout.completed") })
+        #expect(!logs.contains { $0.contains("logout.revocation_failed") })
+        await deployment.stop()
+    }
+
+    @Test(arguments: [nil, "bm90LWEtc2Vzc2lvbi1idXQtd2VsbC1mb3JtZWQtYW5kLWxvbmctZW5vdWdo"])
+    func logoutWithoutASessionClearsTheCookieAndCallsNobody(cookie: String?) async throws {
+        let deployment = try await AccountDeployment.start()
+        let browser = deployment.harness.browser(origin: Self.origin)
+        if let cookie { browser.setCookie("__Host-bff", cookie) }
+        let mark = deployment.tap.mark
+        let loggedOut = try await browser.post("/bff/logout")
+        #expect(loggedOut.status == 204)
+        let expired = try #require(loggedOut.setCookie(named: "__Host-bff"))
+        #expect(expired.contains("Max-Age=0"))
+        #expect(browser.cookies["__Host-bff"] == nil)
+        #expect(deployment.tap.calls(since: mark).isEmpty, "no session, nothing to revoke")
+        await deployment.stop()
+    }
+
+    @Test func logoutRequiresTheCSRFHeader() async throws {
+        let deployment = try await AccountDeployment.start()
+        let browser = try await deployment.signedInBrowser()
+        let session = try #require(try await deployment.session(of: browser))
+        let mark = deployment.tap.mark
+        let refused = try await browser.send("POST", "/bff/logout", body: nil, csrf: false)
+        #expect(refused.status == 403)
+        #expect(refused.json?["error"]?.stringValue == "csrf_failed")
+        #expect(refused.setCookie(named: "__Host-bff") == nil, "the cookie stays")
+        #expect(deployment.tap.calls(since: mark).isEmpty)
+        #expect(try await deployment.recordExists(session))
+        #expect(try await browser.get("/bff/user").status == 200, "the session is untouched")
+        await deployment.stop()
+    }
+
+    enum RevocationTrouble: String, CaseIterable, Sendable { case modgudAnswers503, modgudDown }
+
+    @Test(arguments: RevocationTrouble.allCases)
+    func failedRevocationStillEndsTheSessionAndIsLoggedWithoutTokens(_ trouble: RevocationTrouble) async throws {
+        let deployment = try await AccountDeployment.start()
+        let browser = try await deployment.signedInBrowser()
+        let cookie = try #require(browser.cookies["__Host-bff"])
+        let session = try #require(try await deployment.session(of: browser))
+        let refresh = try #require(session.data.tokens.refreshToken?.revealed)
+        let access = session.data.tokens.accessToken.revealed
+        let mark = deployment.tap.mark
+        switch trouble {
+        case .modgudAnswers503: deployment.simulator.injectFault(path: "/connect/revoke", count: 2, .status(503))
+        case .modgudDown: await deployment.tap.stop()
+        }
+
+        let loggedOut = try await browser.post("/bff/logout")
+        #expect(loggedOut.status == 204)
+        #expect(loggedOut.setCookie(named: "__Host-bff")?.contains("Max-Age=0") == true)
+        #expect(try await deployment.recordExists(session) == false, "ended here whatever Modgud did")
+        let stale = deployment.harness.browser(origin: Self.origin)
+        stale.setCookie("__Host-bff", cookie)
+        #expect(try await stale.get("/bff/user").status == 401)
+
+        let calls = deployment.tap.calls(since: mark)
+        switch trouble {
+        case .modgudAnswers503:
+            #expect(calls.map(\.path) == ["/connect/revoke", "/connect/revoke"])
+            #expect(calls.allSatisfy { $0.status == 503 })
+            #expect(try await deployment.introspect(refresh)["active"]?.boolValue == true, "Modgud really revoked nothing")
+        case .modgudDown:
+            #expect(calls.isEmpty)
+        }
+        let failures = deployment.harness.logs.lines.filter { $0.contains("logout.revocation_failed") }
+        #expect(failures.count == 1)
+        let line = try #require(failures.first)
+        #expect(line.contains(#""failed":2"#) && line.contains(#""of":2"#), "\(line)")
+        for secret in [refresh, access, cookie] { #expect(!line.contains(secret), "no token or cookie in the log line") }
+        for line in deployment.harness.logs.lines {
+            for secret in [refresh, access] { #expect(!line.contains(secret)) }
+        }
+        await deployment.stop()
+    }
+
+    // MARK: Passkeys
+
+    @Test func passkeyEnrolmentListSignInAndDeletion() async throws {
+        let deployment = try await AccountDeployment.start()
+        let email = "ada@example.com"
+        let browser = try await deployment.signedInBrowser(email: email)
+        let accessToken = try #require(try await deployment.session(of: browser)).data.tokens.accessToken.revealed
+        let mark = deployment.tap.mark
+
+        let empty = try await browser.get("/bff/passkeys")
+        #expect(empty.status == 200)
+        #expect(empty.json == .array([]))
+
+        let begun = try await browser.post("/bff/passkeys/enroll/begin")
+        #expect(begun.status == 200)
+        let options = try #require(begun.json?["options"])
+        #expect(begun.json?.objectValue?.map(\.0) == ["options"])
+        #expect(options["challenge"]?.stringValue?.isEmpty == false)
+        #expect(options["rp"]?["id"]?.stringValue == "localhost")
+        let beginCall = try #require(deployment.tap.calls(since: mark).last { $0.path == "/connect/passkey/enroll/begin" })
+        let ceremony = try #require(beginCall.responseJSON?["ceremonyId"]?.stringValue)
+        #expect(!begun.bodyText.contains("ceremonyId") && !begun.bodyText.contains(ceremony), "the ceremony stays in the gateway")
+        let flowCookie = try #require(begun.setCookie(named: "__Host-bff-flow"))
+        #expect(flowCookie.contains("HttpOnly") && flowCookie.contains("Secure"))
+        #expect(!flowCookie.contains(ceremony))
+
+        var authenticator = SoftwareAuthenticator()
+        let attestation = try authenticator.makeCredential(options: options, origin: Self.origin)
+        let enrolled = try await browser.post("/bff/passkeys/enroll", ["attestation": attestation])
+        #expect(enrolled.status == 200)
+        #expect(enrolled.json?["Message"]?.stringValue == "Passkey enrolled successfully.")
+        #expect(browser.cookies["__Host-bff-flow"] == nil, "the flow cookie is expired")
+        let enrolCall = try #require(deployment.tap.calls(since: mark).last { $0.path == "/connect/passkey/enroll" })
+        #expect(enrolCall.json?["ceremonyId"]?.stringValue == ceremony, "the kept ceremony id went to Modgud")
+        #expect(enrolCall.json?["attestation"] == attestation)
+        #expect(deployment.stat("passkeys", "enrolled") == 1)
+
+        let listed = try await browser.get("/bff/passkeys")
+        #expect(listed.status == 200)
+        let passkeys = try #require(listed.json?.arrayValue)
+        #expect(passkeys.count == 1)
+        let id = try #require(passkeys.first?["Id"]?.stringValue)
+        #expect(passkeys.first?["DisplayName"]?.stringValue?.isEmpty == false)
+
+        // The new passkey signs the user in, in another browser.
+        let other = deployment.harness.browser(origin: Self.origin)
+        let challenge = try await other.post("/bff/passkey/begin")
+        #expect(challenge.status == 200)
+        let assertion = try authenticator.getAssertion(options: try #require(challenge.json?["options"]), origin: Self.origin)
+        let signedIn = try await other.post("/bff/passkey/redeem", ["assertion": assertion])
+        #expect(signedIn.status == 200)
+        #expect(signedIn.json?["user"]?["email"]?.stringValue == email)
+        #expect(other.cookies["__Host-bff"] != nil)
+
+        let deleteMark = deployment.tap.mark
+        let deleted = try await browser.send("DELETE", "/bff/passkeys/\(id)", body: nil)
+        #expect(deleted.status == 204)
+        #expect(deleted.body.isEmpty)
+        #expect(deployment.tap.calls(since: deleteMark).map { "\($0.method) \($0.path)" } == ["DELETE /connect/passkey/\(id)"])
+        let again = try await browser.send("DELETE", "/bff/passkeys/\(id)", body: nil)
+        #expect(again.status == 404, "Modgud's 404 relayed")
+        #expect(deployment.tap.calls(since: deleteMark).last?.status == 404)
+        let madeUp = try await browser.send("DELETE", "/bff/passkeys/00000000-0000-0000-0000-000000000000", body: nil)
+        #expect(madeUp.status == 404)
+        #expect(try await browser.get("/bff/passkeys").json == .array([]))
+        #expect(deployment.stat("passkeys", "deleted") == 1)
+
+        // Every passkey-management call carried the session's access token
+        // as Bearer, and neither client authentication nor a forwarded address.
+        let bearerCalls = deployment.tap.calls(since: mark).filter { $0.path.hasPrefix("/connect/passkey") && $0.path != "/connect/passkey/begin" }
+        #expect(Set(bearerCalls.map { "\($0.method) \($0.path)" }).isSuperset(of: [
+            "GET /connect/passkey", "POST /connect/passkey/enroll/begin", "POST /connect/passkey/enroll", "DELETE /connect/passkey/\(id)",
+        ]))
+        for call in bearerCalls {
+            #expect(call.headers["Authorization"] == "Bearer " + accessToken, "\(call.method) \(call.path)")
+            #expect(call.headers.values("Authorization").count == 1, "no Basic beside the Bearer")
+            #expect(!call.headers.contains("Modgud-Forwarded-For"), "\(call.method) \(call.path)")
+            for name in ["Cookie", "Origin", "X-CSRF", "Referer"] { #expect(!call.headers.contains(name)) }
+        }
+        let records = deployment.harness.modgudRequests().filter {
+            ($0["path"]?.stringValue ?? "").hasPrefix("/connect/passkey") && $0["path"]?.stringValue != "/connect/passkey/begin"
+        }
+        #expect(records.count == bearerCalls.count)
+        for record in records {
+            #expect(record["clientAuth"]?.stringValue == "bearer")
+            #expect(record["forwardedFor"]?.isNull == true)
+        }
+        await deployment.stop()
+    }
+
+    @Test func enrolmentWithoutABeginIsRefusedWithoutCallingModgud() async throws {
+        let deployment = try await AccountDeployment.start()
+        let browser = try await deployment.signedInBrowser()
+        var authenticator = SoftwareAuthenticator()
+        let options = try await Self.enrolmentOptionsFromModgud(deployment, browser)
+        let attestation = try authenticator.makeCredential(options: options, origin: Self.origin)
+
+        let mark = deployment.tap.mark
+        let refused = try await browser.post("/bff/passkeys/enroll", ["attestation": attestation])
+        #expect(refused.status == 400)
+        #expect(refused.json?["error"]?.stringValue == "invalid_request")
+        #expect(deployment.tap.calls(since: mark).isEmpty)
+
+        // A sign-in ceremony's flow cookie does not finish an enrolment either.
+        #expect(try await browser.post("/bff/passkey/begin").status == 200)
+        let mixed = try await browser.post("/bff/passkeys/enroll", ["attestation": attestation])
+        #expect(mixed.status == 400)
+        #expect(mixed.json?["error"]?.stringValue == "invalid_request")
+        #expect(!deployment.tap.calls(since: mark).contains { $0.path == "/connect/passkey/enroll" })
+        #expect(deployment.stat("passkeys", "enrolled") == 0)
+        await deployment.stop()
+    }
+
+    @Test func anotherSessionCannotFinishSomeoneElsesEnrolment() async throws {
+        let deployment = try await AccountDeployment.start()
+        let ada = try await deployment.signedInBrowser(email: "ada@example.com")
+        let mallory = try await deployment.signedInBrowser(email: "mallory@example.com")
+        let begun = try await ada.post("/bff/passkeys/enroll/begin")
+        #expect(begun.status == 200)
+        var authenticator = SoftwareAuthenticator()
+        let attestation = try authenticator.makeCredential(options: try #require(begun.json?["options"]), origin: Self.origin)
+
+        // Mallory holds Ada's flow cookie and a valid attestation for Ada's ceremony.
+        mallory.setCookie("__Host-bff-flow", try #require(ada.cookies["__Host-bff-flow"]))
+        let mark = deployment.tap.mark
+        let refused = try await mallory.post("/bff/passkeys/enroll", ["attestation": attestation])
+        #expect(refused.status == 400)
+        #expect(refused.json?["error"]?.stringValue == "invalid_request")
+        #expect(deployment.tap.calls(since: mark).isEmpty, "nothing reached Modgud")
+        #expect(deployment.stat("passkeys", "enrolled") == 0)
+
+        // Ada can still enrol by starting over.
+        let restarted = try await ada.post("/bff/passkeys/enroll/begin")
+        var fresh = SoftwareAuthenticator()
+        let own = try fresh.makeCredential(options: try #require(restarted.json?["options"]), origin: Self.origin)
+        #expect(try await ada.post("/bff/passkeys/enroll", ["attestation": own]).status == 200)
+        #expect(try await ada.get("/bff/passkeys").json?.arrayValue?.count == 1)
+        #expect(try await mallory.get("/bff/passkeys").json == .array([]))
+        await deployment.stop()
+    }
+
+    enum Endpoint: String, CaseIterable, Sendable {
+        case list = "GET /bff/passkeys"
+        case begin = "POST /bff/passkeys/enroll/begin"
+        case enroll = "POST /bff/passkeys/enroll"
+        case delete = "DELETE /bff/passkeys/some-id"
+
+        func send(_ browser: Browser) async throws -> RawResponse {
+            let parts = rawValue.split(separator: " ").map(String.init)
+            let body: JSON? = self == .enroll ? ["attestation": ["id": "x", "type": "public-key"]] : nil
+            return try await browser.send(parts[0], parts[1], body: body)
+        }
+    }
+
+    @Test(arguments: Endpoint.allCases)
+    func passkeyEndpointsNeedASession(_ endpoint: Endpoint) async throws {
+        let deployment = try await AccountDeployment.start()
+        let anonymous = deployment.harness.browser(origin: Self.origin)
+        let loggedOut = try await deployment.signedInBrowser()
+        let staleCookie = try #require(loggedOut.cookies["__Host-bff"])
+        #expect(try await loggedOut.post("/bff/logout").status == 204)
+        let stale = deployment.harness.browser(origin: Self.origin)
+        stale.setCookie("__Host-bff", staleCookie)
+
+        let mark = deployment.tap.mark
+        for browser in [anonymous, stale] {
+            let response = try await endpoint.send(browser)
+            #expect(response.status == 401, "\(endpoint.rawValue)")
+            #expect(response.json?["error"]?.stringValue == "unauthenticated", "\(endpoint.rawValue): \(response.bodyText)")
+        }
+        #expect(deployment.tap.calls(since: mark).isEmpty, "no call to Modgud without a session")
+        await deployment.stop()
+    }
+
+    @Test func passkeyChangesAfterTheRecentSignInWindowAskForAStepUp() async throws {
+        // max_age well inside the access token's lifetime, so moving the
+        // simulator's clock past it trips only the recent-sign-in rule.
+        let deployment = try await AccountDeployment.start(simulator: { config in
+            config.realm.recentSignInRequired = true
+            config.realm.recentSignInMaxAgeSeconds = 60
+            config.tokens.accessTokenLifetimeSeconds = 3600
+        })
+        let browser = try await deployment.signedInBrowser()
+        let begun = try await browser.post("/bff/passkeys/enroll/begin")
+        #expect(begun.status == 200, "fresh sign-in: no step-up")
+        var authenticator = SoftwareAuthenticator()
+        let attestation = try authenticator.makeCredential(options: try #require(begun.json?["options"]), origin: Self.origin)
+
+        deployment.simulator.advanceClock(by: 300)
+        let mark = deployment.tap.mark
+        let refusals = [
+            ("enroll/begin", try await browser.post("/bff/passkeys/enroll/begin")),
+            ("enroll", try await browser.post("/bff/passkeys/enroll", ["attestation": attestation])),
+            ("delete", try await browser.send("DELETE", "/bff/passkeys/any-id", body: nil)),
+        ]
+        let calls = deployment.tap.calls(since: mark)
+        #expect(calls.map(\.path) == ["/connect/passkey/enroll/begin", "/connect/passkey/enroll", "/connect/passkey/any-id"])
+        for ((name, response), call) in zip(refusals, calls) {
+            #expect(call.status == 401, "\(name): Modgud refused")
+            let challenge = try #require(call.responseHeaders["WWW-Authenticate"])
+            #expect(challenge.contains(#"error="insufficient_user_authentication""#) && challenge.contains(#"max_age="60""#))
+            #expect(response.status == 401, "\(name)")
+            #expect(response.header("WWW-Authenticate") == challenge, "\(name): relayed as Modgud sent it")
+            #expect(response.json?["error"]?.stringValue == "insufficient_user_authentication", "\(name)")
+            #expect(response.json?["max_age"]?.intValue == 60, "\(name)")
+            #expect(response.json?["error_description"]?.stringValue?.isEmpty == false, "\(name)")
+        }
+        #expect(deployment.stat("passkeys", "stepUpRequired") == 3)
+
+        // Listing needs no recent sign-in, and the session lives on.
+        #expect(try await browser.get("/bff/passkeys").status == 200)
+        #expect(try await browser.get("/bff/user").status == 200)
+        #expect(deployment.stat("passkeys", "enrolled") == 0)
+        await deployment.stop()
+    }
+
+    /// Creation options straight from Modgud for the browser's session
+    /// (without leaving a flow record in the gateway).
+    static func enrolmentOptionsFromModgud(_ deployment: AccountDeployment, _ browser: Browser) async throws -> JSON {
+        let token = try #require(try await deployment.session(of: browser)).data.tokens.accessToken.revealed
+        let response = await deployment.simulator.respond(PasskeyEnrolment.request(.post, "/connect/passkey/enroll/begin",
+                                                                                   headers: [("Authorization", "Bearer " + token)]))
+        return try #require(try PasskeyEnrolment.json(response)["options"])
+    }
+}

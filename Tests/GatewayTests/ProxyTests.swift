@@ -1,0 +1,455 @@
+import Testing
+import Foundation
+import Configuration
+import Core
+import Crypto
+import HTTP
+import ModgudSimulator
+import TestSupport
+@testable import Gateway
+
+/// The API proxy over real sockets: a browser, the gateway (real Redis, the
+/// Modgud simulator) and an echo upstream. Every test asserts what the
+/// browser got and what the upstream got.
+@Suite("API proxy", .serialized)
+struct ProxyTests {
+    static let orders = "https://orders.example.com"
+
+    // MARK: Token modes
+
+    @Test func userRouteSendsTheSessionsAccessTokenAndRefusesWithoutASession() async throws {
+        let upstream = try await EchoUpstream.start()
+        let harness = try await GatewayHarness.start(gateway: {
+            $0.routes = [RouteConfig(prefix: "/api/", upstream: upstream.url("/base/"), token: .user)]
+        })
+        let anonymous = try await harness.browser().get("/api/echo")
+        #expect(anonymous.status == 401)
+        #expect(anonymous.json?["error"]?.stringValue == "unauthenticated")
+        #expect(upstream.count == 0, "no session, no call upstream")
+
+        let browser = harness.browser()
+        let signedIn = try await SignInFlowTests.signInWithCode(harness, browser)
+        let sub = try #require(signedIn.json?["user"]?["sub"]?.stringValue)
+        let cookie = try #require(browser.cookies["__Host-bff"])
+        let answer = try await browser.get("/api/echo")
+        #expect(answer.status == 200)
+        #expect(answer.json?["target"]?.stringValue == "/base/echo")
+
+        let seen = try #require(upstream.requests.last)
+        let token = try #require(seen.bearer, "the upstream got a Bearer token")
+        #expect(!token.contains(cookie) && !cookie.contains(token), "never the browser's cookie")
+        #expect(Self.issuedAccessTokens(harness).first == token, "the access token Modgud issued at sign-in")
+        let introspected = try await Self.introspect(harness, token)
+        #expect(introspected["active"]?.boolValue == true)
+        #expect(introspected["client_id"]?.stringValue == "bff")
+        #expect(introspected["sub"]?.stringValue == sub)
+        await harness.stop()
+        await upstream.stop()
+    }
+
+    @Test func userOrAnonymousAndNoneModes() async throws {
+        let upstream = try await EchoUpstream.start()
+        let harness = try await GatewayHarness.start(gateway: {
+            $0.routes = [RouteConfig(prefix: "/maybe/", upstream: upstream.url("/maybe-base/"), token: .userOrAnonymous),
+                         RouteConfig(prefix: "/open/", upstream: upstream.url("/open-base/"), token: .none)]
+        })
+        let browser = harness.browser()
+        #expect(try await browser.get("/maybe/echo").status == 200)
+        #expect(try await browser.get("/open/echo").status == 200)
+        var seen = upstream.requests
+        #expect(seen.count == 2)
+        #expect(seen.allSatisfy { $0.header("Authorization") == nil }, "anonymous: no Authorization")
+
+        _ = try await SignInFlowTests.signInWithCode(harness, browser)
+        #expect(try await browser.get("/maybe/echo").status == 200)
+        #expect(try await browser.get("/open/echo").status == 200)
+        seen = upstream.requests
+        #expect(seen.count == 4)
+        let token = try #require(seen[2].bearer, "user-or-anonymous with a session sends the user's token")
+        #expect(Self.issuedAccessTokens(harness).contains(token))
+        #expect(try await Self.introspect(harness, token)["client_id"]?.stringValue == "bff")
+        #expect(seen[2].target == "/maybe-base/echo")
+        #expect(seen[3].target == "/open-base/echo")
+        #expect(seen[3].header("Authorization") == nil, "none never sends a token, session or not")
+        await harness.stop()
+        await upstream.stop()
+    }
+
+    @Test func clientRouteFetchesOneClientCredentialsTokenForManyRequests() async throws {
+        let upstream = try await EchoUpstream.start()
+        let harness = try await Self.startWithMachineClient(upstream)
+        let browser = harness.browser()
+        for _ in 0..<5 { #expect(try await browser.get("/m2m/echo").status == 200) }
+        let tokens = upstream.requests.map(\.bearer)
+        #expect(tokens.count == 5)
+        let token = try #require(tokens.first ?? nil)
+        #expect(tokens.allSatisfy { $0 == token }, "one cached token for every request")
+        let introspected = try await Self.introspect(harness, token)
+        #expect(introspected["active"]?.boolValue == true)
+        #expect(introspected["client_id"]?.stringValue == "orders-m2m", "the machine client's token, not the login client's")
+        let fetches = Self.clientCredentialsCalls(harness)
+        #expect(fetches.count == 1)
+        #expect(fetches.first?["clientId"]?.stringValue == "orders-m2m")
+        #expect(fetches.first?["clientAuth"]?.stringValue == "basic")
+        await harness.stop()
+        await upstream.stop()
+    }
+
+    @Test func concurrentFirstClientRequestsShareOneFetch() async throws {
+        let upstream = try await EchoUpstream.start()
+        let harness = try await Self.startWithMachineClient(upstream)
+        // A slow first answer, so every request finds the fetch in flight.
+        harness.simulator.injectFault(path: "/connect/token", count: 1, .delay(milliseconds: 400))
+        // Every request is on the wire before any answer is read. (Twenty
+        // blocking readers at once would starve the process's threads.)
+        var clients: [RawClient] = []
+        for _ in 0..<20 {
+            let client = try RawClient(port: harness.port, timeout: 15)
+            await client.send("GET /m2m/echo HTTP/1.1\r\nHost: localhost:\(harness.port)\r\nConnection: close\r\nX-CSRF: 1\r\n\r\n")
+            clients.append(client)
+        }
+        var statuses: [Int] = []
+        for client in clients { statuses.append(await client.readResponses(1).first?.status ?? 0) }
+        #expect(statuses == Array(repeating: 200, count: 20))
+        let tokens = Set(upstream.requests.compactMap(\.bearer))
+        #expect(upstream.count == 20)
+        #expect(tokens.count == 1, "all 20 requests carried the same token")
+        #expect(Self.clientCredentialsCalls(harness).count == 1, "20 concurrent first requests, one fetch")
+        await harness.stop()
+        await upstream.stop()
+    }
+
+    // MARK: Resource (audience)
+
+    @Test func routeResourceGetsItsOwnTokenByOneRefreshAndTokensNeverReachTheLogs() async throws {
+        let upstream = try await EchoUpstream.start()
+        let harness = try await GatewayHarness.start(gateway: {
+            $0.resource = "https://api.example.com"
+            $0.routes = [RouteConfig(prefix: "/api/", upstream: upstream.url("/base/"), token: .user),
+                         RouteConfig(prefix: "/orders/", upstream: upstream.url("/orders-base/"), token: .user,
+                                     resource: Self.orders)]
+        })
+        let browser = harness.browser()
+        _ = try await SignInFlowTests.signInWithCode(harness, browser)
+        let signInToken = try #require(Self.issuedAccessTokens(harness).first)
+        let signInIntrospected = try await Self.introspect(harness, signInToken)
+        let signInAudience = signInIntrospected["aud"]?.arrayValue?.compactMap { $0.stringValue } ?? []
+        #expect(Set(signInAudience) == ["https://api.example.com", Self.orders],
+                "sign-in asked for every configured resource")
+        #expect(Self.refreshCalls(harness).isEmpty)
+
+        #expect(try await browser.get("/orders/list").status == 200)
+        #expect(Self.refreshCalls(harness).count == 1, "one refresh_token grant for the route's audience")
+        let ordersToken = try #require(upstream.requests.last?.bearer)
+        #expect(ordersToken != signInToken)
+        let introspected = try await Self.introspect(harness, ordersToken)
+        #expect(introspected["active"]?.boolValue == true)
+        #expect(introspected["client_id"]?.stringValue == "bff")
+        #expect(introspected["aud"]?.arrayValue?.compactMap(\.stringValue) == [Self.orders],
+                "the refresh asked for the route's resource alone")
+
+        #expect(try await browser.get("/api/list").status == 200)
+        let defaultToken = try #require(upstream.requests.last?.bearer)
+        #expect(defaultToken == signInToken, "a route without resource keeps the default token")
+        #expect(defaultToken != ordersToken)
+
+        #expect(try await browser.get("/orders/again").status == 200)
+        #expect(upstream.requests.last?.bearer == ordersToken, "the audience token is reused")
+        #expect(Self.refreshCalls(harness).count == 1, "no second refresh")
+
+        // Nothing the gateway handled may appear in a log line.
+        var secrets = Set(upstream.requests.compactMap(\.bearer))
+        for answer in Self.answerBodies(harness) {
+            for key in ["access_token", "refresh_token", "id_token"] {
+                if let value = answer[key]?.stringValue { secrets.insert(value) }
+            }
+        }
+        #expect(secrets.count >= 4, "tokens to look for")
+        let logs = harness.logs.lines.joined(separator: "\n")
+        #expect(!logs.isEmpty)
+        for secret in secrets { #expect(!logs.contains(secret), "a token reached a log line") }
+        if let cookie = browser.cookies["__Host-bff"] { #expect(!logs.contains(cookie), "the session cookie reached a log line") }
+        await harness.stop()
+        await upstream.stop()
+    }
+
+    // MARK: Header hygiene and bodies
+
+    @Test func requestHeadersAreCleanedAndTheBodyArrivesIntact() async throws {
+        let upstream = try await EchoUpstream.start()
+        let harness = try await GatewayHarness.start(gateway: {
+            $0.routes = [RouteConfig(prefix: "/api/", upstream: upstream.url("/base/v1/"), token: .user)]
+        })
+        let browser = harness.browser()
+        _ = try await SignInFlowTests.signInWithCode(harness, browser)
+        browser.setCookie("tracking", "1")
+        let hostile: [(String, String)] = [
+            ("Authorization", "Bearer browser-supplied"), ("Proxy-Authorization", "Basic cHJveHk6c2VjcmV0"),
+            ("TE", "trailers"), ("Upgrade", "websocket"), ("Keep-Alive", "timeout=5"),
+            ("Connection", "X-Hop-Secret"), ("X-Hop-Secret", "hop"),
+            ("Modgud-Forwarded-For", "203.0.113.7"), ("X-Forwarded-For", "203.0.113.9"),
+            ("X-Forwarded-Host", "evil.example"), ("X-Forwarded-Proto", "https"), ("Forwarded", "for=203.0.113.9"),
+            ("Accept", "application/json"), ("X-Trace-Id", "trace-123"), ("Accept-Language", "de"),
+        ]
+        let body: JSON = ["name": "Ada Lovelace", "items": [1, 2, 3], "note": "grüße \"quoted\" \\ slash",
+                          "nested": ["ok": true, "n": .null]]
+        let answer = try await browser.send("POST", "/api/orders/7?expand=items&q=a%20b&empty=", body: body,
+                                            headers: hostile)
+        #expect(answer.status == 200)
+        #expect(answer.json?["method"]?.stringValue == "POST")
+
+        let seen = try #require(upstream.requests.last)
+        #expect(seen.method == "POST")
+        #expect(seen.target == "/base/v1/orders/7?expand=items&q=a%20b&empty=", "path after the prefix and query, exactly")
+        for name in ["Cookie", "X-CSRF", "Proxy-Authorization", "TE", "Upgrade", "Keep-Alive", "X-Hop-Secret",
+                     "Modgud-Forwarded-For", "Forwarded"] {
+            #expect(seen.header(name) == nil, "\(name) must not reach the upstream")
+        }
+        #expect(seen.values("Authorization").count == 1)
+        let token = try #require(seen.bearer)
+        #expect(token != "browser-supplied" && Self.issuedAccessTokens(harness).contains(token))
+        #expect(seen.values("X-Forwarded-For") == ["127.0.0.1"], "the browser's address, not the forged one")
+        #expect(seen.values("X-Forwarded-Proto") == ["http"])
+        #expect(seen.values("X-Forwarded-Host") == ["localhost:8080"], "from the public origin")
+        #expect(seen.header("Accept") == "application/json")
+        #expect(seen.header("X-Trace-Id") == "trace-123")
+        #expect(seen.header("Accept-Language") == "de")
+        #expect(seen.header("Content-Type") == "application/json")
+        #expect(seen.header("Host") == "127.0.0.1:\(upstream.port)", "the upstream's own authority")
+        #expect(seen.bodyComplete)
+        #expect(seen.body == body.serialized, "the JSON body byte for byte")
+        #expect(seen.header("Content-Length") == String(body.serialized.count))
+        await harness.stop()
+        await upstream.stop()
+    }
+
+    // MARK: Responses
+
+    @Test func answersAreRelayedWithoutTheGatewaysCookies() async throws {
+        let upstream = try await EchoUpstream.start()
+        let harness = try await GatewayHarness.start(gateway: {
+            $0.routes = [RouteConfig(prefix: "/api/", upstream: upstream.url("/base/"), token: .user)]
+        })
+        let browser = harness.browser()
+        _ = try await SignInFlowTests.signInWithCode(harness, browser)
+        let session = try #require(browser.cookies["__Host-bff"])
+
+        let echoed = try await browser.get("/api/echo")
+        #expect(echoed.status == 200)
+        #expect(echoed.header("X-Upstream") == "echo")
+        #expect(echoed.header("Cache-Control") == "private, max-age=5")
+        #expect(echoed.header("Content-Type") == "application/json")
+        #expect(echoed.json?["target"]?.stringValue == "/base/echo", "the upstream's body")
+
+        let cookies = try await browser.get("/api/set-cookie")
+        #expect(cookies.status == 200)
+        #expect(cookies.bodyText == "cookies")
+        #expect(cookies.setCookies == ["other=1; Path=/"], "the API's own cookie passes, the gateway's names never")
+        #expect(browser.cookies["__Host-bff"] == session)
+        #expect(try await browser.get("/bff/user").status == 200, "the session survived")
+
+        let limited = try await browser.get("/api/status/429")
+        #expect(limited.status == 429)
+        #expect(limited.header("Retry-After") == "7")
+        #expect(limited.header("RateLimit") == EchoUpstream.rateLimitField)
+        #expect(limited.header("Content-Type") == "application/problem+json")
+        #expect(limited.body == EchoUpstream.statusBody, "the body byte for byte")
+        let calls = upstream.requests.map(\.target)
+        #expect(calls == ["/base/echo", "/base/set-cookie", "/base/status/429"], "each answered by the upstream, 429 never retried")
+        await harness.stop()
+        await upstream.stop()
+    }
+
+    @Test func unreachableUpstreamIs502() async throws {
+        let closed = try RefusingPort()
+        let harness = try await GatewayHarness.start(gateway: {
+            $0.routes = [RouteConfig(prefix: "/down/", upstream: HTTPURL("http://127.0.0.1:\(closed.port)/base/")!, token: .none)]
+        })
+        let answer = try await harness.browser().get("/down/anything")
+        #expect(answer.status == 502)
+        #expect(answer.json?["error"]?.stringValue == "upstream_error")
+        #expect(harness.logs.lines.contains { $0.contains("proxy.upstream_failed") })
+        await harness.stop()
+        _ = closed
+    }
+
+    @Test func slowUpstreamIs504() async throws {
+        let upstream = try await EchoUpstream.start()
+        let harness = try await GatewayHarness.start(gateway: {
+            $0.upstreamTimeout = .milliseconds(300)
+            $0.routes = [RouteConfig(prefix: "/api/", upstream: upstream.url("/base/"), token: .none)]
+        })
+        let started = ContinuousClock.now
+        let answer = try await harness.browser().get("/api/slow")
+        let elapsed = ContinuousClock.now - started
+        #expect(answer.status == 504)
+        #expect(answer.json?["error"]?.stringValue == "upstream_timeout")
+        #expect(elapsed >= .milliseconds(250), "the timeout, not a refusal")
+        #expect(elapsed < .seconds(8), "well before the upstream answers (10 s)")
+        #expect(upstream.requests.map(\.target) == ["/base/slow"], "the upstream had the request")
+        await harness.stop()
+        await upstream.stop()
+    }
+
+    // MARK: Routing and refusals
+
+    @Test func routingMethodsPathsCSRFAndBodyLimits() async throws {
+        let upstream = try await EchoUpstream.start()
+        let harness = try await GatewayHarness.start(gateway: {
+            $0.routes = [
+                RouteConfig(prefix: "/api/", upstream: upstream.url("/base/"), token: .none),
+                RouteConfig(prefix: "/api/admin/", upstream: upstream.url("/admin-base/"), token: .none),
+                RouteConfig(prefix: "/read/", upstream: upstream.url("/read-base/"), token: .none, methods: ["GET"]),
+                RouteConfig(prefix: "/small/", upstream: upstream.url("/small-base/"), token: .none, maxBodyBytes: 1000),
+            ]
+        })
+        let browser = harness.browser()
+
+        // Longest prefix wins, either order of configuration.
+        #expect(try await browser.get("/api/admin/users?page=2").status == 200)
+        #expect(try await browser.get("/api/users?page=2").status == 200)
+        #expect(upstream.requests.map(\.target) == ["/admin-base/users?page=2", "/base/users?page=2"])
+
+        var calls = upstream.count
+        let unknown = try await browser.get("/nothing/here")
+        #expect(unknown.status == 404)
+        #expect(unknown.json?["error"]?.stringValue == "not_found")
+
+        let post = try await browser.post("/read/x", ["a": 1])
+        #expect(post.status == 405)
+        #expect(post.header("Allow")?.contains("GET") == true)
+        #expect(upstream.count == calls, "404 and 405 never reach the upstream")
+
+        let head = try await Self.rawHead(harness, "/read/thing")
+        #expect(head.status == 200, "HEAD comes with GET")
+        #expect(head.body.isEmpty)
+        #expect(upstream.requests.last?.method == "HEAD")
+        #expect(upstream.requests.last?.target == "/read-base/thing")
+        calls = upstream.count
+
+        for path in ["/api/../bff/user", "/api/%2e%2e/x", "/api/a/%2E/b", "/api/x/.."] {
+            let dotted = try await browser.get(path)
+            #expect(dotted.status == 400, "\(path)")
+        }
+        #expect(upstream.count == calls, "dot segments never reach the upstream")
+
+        let forged = try await browser.send("GET", "/api/echo", body: nil, csrf: false)
+        #expect(forged.status == 403)
+        #expect(forged.json?["error"]?.stringValue == "csrf_failed")
+        let crossSite = try await browser.get("/api/echo", headers: [("Sec-Fetch-Site", "cross-site")])
+        #expect(crossSite.status == 403)
+        #expect(upstream.count == calls, "CSRF refusals never reach the upstream")
+
+        // Declared length over the route's limit: refused before reading.
+        let declared = try await Self.raw(harness, browser, "POST /small/upload HTTP/1.1",
+                                          ["Content-Length: 1500", "Content-Type: application/octet-stream"],
+                                          body: [UInt8](repeating: 0x61, count: 1500))
+        #expect(declared.status == 413)
+        #expect(declared.json?["error"]?.stringValue == "payload_too_large")
+        #expect(upstream.count == calls, "a declared length over the limit never reaches the upstream")
+
+        // Within the limit, chunked: passes.
+        let small = try await Self.raw(harness, browser, "POST /small/upload HTTP/1.1", ["Transfer-Encoding: chunked"],
+                                       body: Self.chunked([[UInt8](repeating: 1, count: 400), [UInt8](repeating: 2, count: 500)]))
+        #expect(small.status == 200)
+        #expect(small.json?["bytes"]?.intValue == 900)
+        #expect(upstream.requests.last?.bodyBytes == 900)
+        calls = upstream.count
+
+        // Chunked over the limit: 413, and the upstream never gets it all.
+        let pieces = (0..<6).map { [UInt8](repeating: UInt8($0), count: 400) }
+        let chunkedOver = try await Self.raw(harness, browser, "POST /small/upload HTTP/1.1", ["Transfer-Encoding: chunked"],
+                                             body: Self.chunked(pieces))
+        #expect(chunkedOver.status == 413)
+        #expect(chunkedOver.json?["error"]?.stringValue == "payload_too_large")
+        try await upstream.settle()
+        for seen in upstream.requests.dropFirst(calls) {
+            #expect(!seen.bodyComplete, "the upstream saw the body cut off")
+            #expect(seen.bodyBytes <= 1000, "no more than the limit was forwarded")
+        }
+        await harness.stop()
+        await upstream.stop()
+    }
+
+    // MARK: Helpers
+
+    static func startWithMachineClient(_ upstream: EchoUpstream) async throws -> GatewayHarness {
+        try await GatewayHarness.start(gateway: {
+            $0.machineClient = ClientCredentials(id: "orders-m2m", secret: Secret("orders-m2m-secret"))
+            $0.routes = [RouteConfig(prefix: "/m2m/", upstream: upstream.url("/m2m-base/"), token: .client)]
+        }, simulator: {
+            $0.clients.append(ClientRegistration(id: "orders-m2m", secret: "orders-m2m-secret",
+                                                 grants: [GrantType.clientCredentials]))
+        })
+    }
+
+    /// Asks the simulator (in process, as the login client) about `token`.
+    static func introspect(_ harness: GatewayHarness, _ token: String) async throws -> JSON {
+        let basic = "Basic " + Base64.encode(Array("bff:bff-secret".utf8))
+        let form = FormURLEncoded.serialize([("token", token)])
+        let response = await harness.simulator.respond(PasskeyEnrolment.request(
+            .post, "/connect/introspect", body: Array(form.utf8),
+            headers: [("Authorization", basic), ("Content-Type", "application/x-www-form-urlencoded")]))
+        return try PasskeyEnrolment.json(response)
+    }
+
+    /// Every JSON body the simulator answered the gateway with, in order.
+    static func answerBodies(_ harness: GatewayHarness) -> [JSON] {
+        harness.answers.all.compactMap { answer in
+            guard case .bytes(let body) = answer.body else { return nil }
+            return try? JSON.parse(body)
+        }
+    }
+
+    /// Every access token the simulator issued to the gateway, in order.
+    static func issuedAccessTokens(_ harness: GatewayHarness) -> [String] {
+        answerBodies(harness).compactMap { $0["access_token"]?.stringValue }
+    }
+
+    static func tokenCalls(_ harness: GatewayHarness, grant: String) -> [JSON] {
+        harness.modgudRequests().filter {
+            $0["path"]?.stringValue == "/connect/token" && $0["grantType"]?.stringValue == grant
+        }
+    }
+
+    static func clientCredentialsCalls(_ harness: GatewayHarness) -> [JSON] { tokenCalls(harness, grant: "client_credentials") }
+
+    static func refreshCalls(_ harness: GatewayHarness) -> [JSON] { tokenCalls(harness, grant: "refresh_token") }
+
+    /// One request written by hand (for bodies the `Browser` does not
+    /// send), with the browser's cookies, `X-CSRF` and `Origin`.
+    static func raw(_ harness: GatewayHarness, _ browser: Browser, _ requestLine: String, _ fields: [String],
+                    body: [UInt8]) async throws -> RawResponse {
+        var lines = [requestLine, "Host: localhost:\(harness.port)", "Connection: close", "X-CSRF: 1",
+                     "Origin: \(browser.origin)"]
+        let cookie = browser.cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ")
+        if !cookie.isEmpty { lines.append("Cookie: \(cookie)") }
+        lines += fields
+        let client = try RawClient(port: harness.port, timeout: 15)
+        await client.send(Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8) + body)
+        guard let response = await client.readResponses(1).first else { throw Browser.BrowserError.noResponse }
+        return response
+    }
+
+    /// A HEAD request: the answer's head, and whatever followed it before
+    /// the gateway closed (nothing, for a HEAD).
+    static func rawHead(_ harness: GatewayHarness, _ path: String) async throws -> (status: Int, body: [UInt8]) {
+        let client = try RawClient(port: harness.port, timeout: 15)
+        await client.send("HEAD \(path) HTTP/1.1\r\nHost: localhost:\(harness.port)\r\nConnection: close\r\nX-CSRF: 1\r\n\r\n")
+        let bytes = await client.readToEnd()
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let end = text.range(of: "\r\n\r\n") else { throw Browser.BrowserError.noResponse }
+        let statusLine = text[..<end.lowerBound].prefix { $0 != "\r" }.split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw Browser.BrowserError.noResponse }
+        return (status, Array(text[end.upperBound...].utf8))
+    }
+
+    /// `pieces` in chunked framing, with the last chunk.
+    static func chunked(_ pieces: [[UInt8]]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for piece in pieces {
+            bytes += Array((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Array("\r\n".utf8)
+        }
+        return bytes + Array("0\r\n\r\n".utf8)
+    }
+}
