@@ -327,6 +327,28 @@ struct AccountEndpointTests {
         await deployment.stop()
     }
 
+    @Test func anAccessTokenModgudNoLongerHonoursEndsTheSession() async throws {
+        let deployment = try await AccountDeployment.start()
+        let browser = try await deployment.signedInBrowser()
+        let session = try #require(try await deployment.session(of: browser))
+        // Revoked at Modgud behind the gateway's back (an administrator, a
+        // sign-out elsewhere): the gateway still thinks the token is good.
+        let form = FormURLEncoded.serialize([("token", session.data.tokens.accessToken.revealed),
+                                             ("token_type_hint", "access_token")])
+        let revoked = await deployment.simulator.respond(PasskeyEnrolment.request(.post, "/connect/revoke",
+            body: Array(form.utf8), headers: [("Authorization", AccountDeployment.clientBasic),
+                                              ("Content-Type", "application/x-www-form-urlencoded")]))
+        #expect(revoked.status == .ok)
+
+        let listed = try await browser.get("/bff/passkeys")
+        #expect(listed.status == 401)
+        #expect(listed.json?["error"]?.stringValue == "session_expired")
+        #expect(listed.setCookie(named: "__Host-bff")?.contains("Max-Age=0") == true)
+        #expect(try await deployment.recordExists(session) == false)
+        #expect(try await browser.get("/bff/user").status == 401)
+        await deployment.stop()
+    }
+
     @Test func passkeyChangesAfterTheRecentSignInWindowAskForAStepUp() async throws {
         // max_age well inside the access token's lifetime, so moving the
         // simulator's clock past it trips only the recent-sign-in rule.
