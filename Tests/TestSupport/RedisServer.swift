@@ -76,7 +76,12 @@ public final class RedisServer: Sendable {
                     "--enable-debug-command", "yes"]
         if let password { argv += ["--requirepass", password] }
         argv += arguments
-        let pid = try Self.spawn(argv)
+        let pid: pid_t
+        do {
+            pid = try ChildProcess.spawn(argv)
+        } catch {
+            throw RedisServerError.spawnFailed(errno: error.errno)
+        }
         let exit = ExitSignal()
         // Reap the child on a thread of its own (waitpid blocks; see `blocking`).
         DispatchQueue(label: "redis-server.wait").async {
@@ -91,35 +96,6 @@ public final class RedisServer: Sendable {
             await end(signal: SIGKILL)
             throw RedisServerError.didNotStart(log: (try? String(contentsOfFile: directory + "/redis.log", encoding: .utf8)) ?? "")
         }
-    }
-
-    /// posix_spawn with an empty signal mask and default handlers: the
-    /// calling thread (a Dispatch or cooperative thread) may block signals,
-    /// and a child that inherits a blocked SIGTERM never stops.
-    private static func spawn(_ argv: [String]) throws -> pid_t {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let cArguments = argv.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, binary, &actions, &attributes, cArguments, environ)
-        guard result == 0 else { throw RedisServerError.spawnFailed(errno: result) }
-        return pid
     }
 
     private func end(signal: Int32) async {

@@ -129,7 +129,12 @@ final class GatewayProcess: Sendable {
     }
 
     static func launch(binary: String, environment: [String: String], logPath: String) throws -> GatewayProcess {
-        let pid = try spawn([binary], environment: environment, output: logPath)
+        let pid: pid_t
+        do {
+            pid = try ChildProcess.spawn([binary], environment: environment, output: logPath)
+        } catch {
+            throw GatewayProcessError.spawnFailed(errno: error.errno)
+        }
         let process = GatewayProcess(pid: pid, logPath: logPath)
         // Reap the child on a thread of its own: waitpid blocks.
         DispatchQueue(label: "gateway-process.wait").async { [weak process] in
@@ -179,39 +184,6 @@ final class GatewayProcess: Sendable {
 
     private static func port(_ address: String) -> UInt16? {
         address.split(separator: ":").last.flatMap { UInt16($0) }
-    }
-
-    /// posix_spawn with an empty signal mask and default handlers (see
-    /// TestSupport's RedisServer), only `environment` (plus PATH) in the
-    /// child's environment, and standard output and error to `output`.
-    private static func spawn(_ argv: [String], environment: [String: String], output: String) throws -> pid_t {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let cArguments = argv.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
-        var variables = environment
-        variables["PATH"] = "/usr/bin:/bin"
-        let cEnvironment = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { cEnvironment.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, argv[0], &actions, &attributes, cArguments, cEnvironment)
-        guard result == 0 else { throw GatewayProcessError.spawnFailed(errno: result) }
-        return pid
     }
 }
 
