@@ -6,11 +6,6 @@ import Testing
 /// a real start and graceful stop on SIGTERM.
 @Suite("modgud-bff executable", .serialized)
 struct GatewayMainTests {
-    static let binary: URL = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/modgud-bff")
-    }()
-
     struct Run {
         var status: Int32
         var stdout: String
@@ -19,7 +14,7 @@ struct GatewayMainTests {
 
     static func run(_ arguments: [String], environment: [String: String] = [:], signalAfter: Double? = nil) throws -> Run {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = URL(fileURLWithPath: try GatewayProcess.binary())   // built next to the tests
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BFF_") }
         env.merge(environment) { $1 }
