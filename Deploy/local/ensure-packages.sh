@@ -7,7 +7,7 @@ set -euo pipefail
 role="${1:-runtime}"
 packages=(pkg-config libssl-dev libcurl4-openssl-dev libhiredis-dev redis-server)
 case "$role" in
-    test) packages+=(python3 openssl) ;;
+    test) packages+=(python3 openssl nginx-light) ;;
     bench) packages+=(python3 nginx-light wrk) ;;
 esac
 
