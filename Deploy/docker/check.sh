@@ -389,7 +389,7 @@ if yaml:
         return value / 1000 if match.group(2) == "ms" else value * 60 if match.group(2) == "m" else value
 
     grace = seconds(gateway.get("stop_grace_period", "10s"))
-    drain = int(env.get("BFF_SHUTDOWN_TIMEOUT_MS", "10000")) / 1000
+    drain = int(env.get("BFF_SHUTDOWN_TIMEOUT_MS", "15000")) / 1000
     if grace is not None and grace > drain:
         report("OK", f"compose.yaml: stop_grace_period {grace:g}s > BFF_SHUTDOWN_TIMEOUT_MS {drain:g}s")
     else:

@@ -170,7 +170,7 @@ def seconds(text):
     return value / 1000 if unit == "ms" else value * 60 if unit in ("min", "m") else value
 
 stop = seconds(last("TimeoutStopSec"))
-drain = int(example.get("BFF_SHUTDOWN_TIMEOUT_MS", "10000")) / 1000
+drain = int(example.get("BFF_SHUTDOWN_TIMEOUT_MS", "15000")) / 1000
 if stop is not None and stop > drain:
     report("OK", f"TimeoutStopSec {stop:g}s > BFF_SHUTDOWN_TIMEOUT_MS {drain:g}s")
 else:

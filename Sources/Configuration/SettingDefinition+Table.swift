@@ -73,7 +73,7 @@ extension SettingDefinition {
         "BFF_WRITE_TIMEOUT_MS", kind: .integer(100...3_600_000), default: .value("30000"),
         summary: "Time allowed for a client to take response bytes before the connection is closed.")
     public static let shutdownTimeout = SettingDefinition(
-        "BFF_SHUTDOWN_TIMEOUT_MS", kind: .integer(0...3_600_000), default: .value("10000"),
+        "BFF_SHUTDOWN_TIMEOUT_MS", kind: .integer(0...3_600_000), default: .value("15000"),
         summary: "On SIGTERM/SIGINT, how long in-flight requests may run before connections are closed.")
     public static let logLevel = SettingDefinition(
         "BFF_LOG_LEVEL", kind: .choice(LogLevelSetting.allCases.map(\.rawValue)), default: .value("info"),

@@ -139,10 +139,11 @@ def build_dir() -> Path:
 
 
 def build_release(product: str = "modgud-bff") -> Path:
-    """Builds `product` in release mode (in $BENCH_SCRATCH when set, so a
-    benchmark need not share .build with a concurrent build) and returns
-    the binary's path."""
-    argv = ["swift", "build", "-c", "release", "--product", product]
+    """Builds `product` in release mode with the Swift runtime linked in, as
+    the container image and Deploy/local/run ship it (in $BENCH_SCRATCH when
+    set, so a benchmark need not share .build with a concurrent build) and
+    returns the binary's path."""
+    argv = ["swift", "build", "-c", "release", "--static-swift-stdlib", "--product", product]
     if os.environ.get("BENCH_SCRATCH"):
         argv += ["--scratch-path", os.environ["BENCH_SCRATCH"]]
     subprocess.run(argv, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)

@@ -172,7 +172,10 @@ def binaries(args):
     debug = "--debug" in args
     if "--no-build" not in args:
         for product in ("modgud-bff", "modgud-sim"):
-            argv = ["swift", "build", "--product", product] + ([] if debug else ["-c", "release"])
+            if not debug:
+                b.build_release(product)
+                continue
+            argv = ["swift", "build", "--product", product]
             if os.environ.get("BENCH_SCRATCH"):
                 argv += ["--scratch-path", os.environ["BENCH_SCRATCH"]]
             subprocess.run(argv, cwd=b.ROOT, check=True, stdout=subprocess.DEVNULL)

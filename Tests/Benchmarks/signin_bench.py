@@ -42,8 +42,8 @@ def percentile(values, fraction):
 
 def main() -> int:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 300
-    subprocess.run(["swift", "build", "-c", "release"], cwd=b.ROOT, check=True, stdout=subprocess.DEVNULL)
-    release = b.ROOT / ".build" / "release"
+    release = b.build_release().parent
+    b.build_release("modgud-sim")
     redis_port, sim_port, public_port, admin_port = (b.free_port() for _ in range(4))
     workdir = tempfile.mkdtemp(prefix="bench-signin-")
     redis = b.Process(["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",

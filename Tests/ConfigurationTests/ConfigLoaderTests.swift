@@ -25,7 +25,7 @@ struct ConfigLoaderTests {
         #expect(config.bodyTimeout == .seconds(30))
         #expect(config.idleTimeout == .seconds(60))
         #expect(config.writeTimeout == .seconds(30))
-        #expect(config.shutdownTimeout == .seconds(10))
+        #expect(config.shutdownTimeout == .seconds(15))
         #expect(config.logLevel == .info)
         #expect(config.accessLog)
         #expect(GatewayConfig.defaults.listen == config.listen)
