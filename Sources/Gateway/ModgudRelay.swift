@@ -80,9 +80,9 @@ public struct ModgudRelay: Sendable {
             calls.increment([endpoint, "timeout"])
             context.logger.warning("modgud.timeout", ["endpoint": .string(endpoint), "outcomeUnknown": .bool(sent)])
             return GatewayError(.gatewayTimeout, "upstream_timeout", "The identity server did not answer in time.")
-        case .unreachable, .badResponse:
+        case .unreachable, .badResponse, .broken:
             calls.increment([endpoint, "unreachable"])
-            context.logger.warning("modgud.unreachable", ["endpoint": .string(endpoint)])
+            context.logger.warning("modgud.unreachable", ["endpoint": .string(endpoint), "outcomeUnknown": .bool(error as? ModgudFailure == .broken)])
             return GatewayError(.badGateway, "upstream_error", "The identity server could not be reached.")
         }
     }

@@ -30,6 +30,10 @@ extension Transfer {
         string(CURLOPT_PROTOCOLS_STR, "http,https")
         string(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         long(CURLOPT_FOLLOWLOCATION, 0)
+        // The path goes out as given, never with `.`/`..` segments resolved
+        // by libcurl: callers decide what a path may hold (the API proxy
+        // refuses dot segments before it builds a URL).
+        long(CURLOPT_PATH_AS_IS, 1)
         long(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
         // Time.
         long(CURLOPT_CONNECTTIMEOUT_MS, max(1, configuration.connectTimeout.milliseconds))

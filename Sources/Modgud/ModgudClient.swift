@@ -11,6 +11,9 @@ public enum ModgudFailure: Error, Sendable, Equatable {
     case timedOut(requestSent: Bool)
     /// The answer was larger than allowed or otherwise unusable.
     case badResponse
+    /// The connection broke, or the call was cancelled, after the request
+    /// may have reached Modgud: the outcome is unknown, as after a timeout.
+    case broken
 }
 
 /// The gateway's client of Modgud. Calls made as the client carry HTTP
@@ -137,7 +140,7 @@ public final class ModgudClient: Sendable {
             switch error {
             case .timedOut(let sent): throw .timedOut(requestSent: sent)
             case .responseTooLarge: throw .badResponse
-            default: throw .unreachable
+            default: throw error.requestMayHaveBeenProcessed ? .broken : .unreachable
             }
         }
     }

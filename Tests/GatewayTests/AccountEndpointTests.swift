@@ -217,6 +217,12 @@ struct AccountEndpointTests {
         #expect(deployment.tap.calls(since: deleteMark).last?.status == 404)
         let madeUp = try await browser.send("DELETE", "/bff/passkeys/00000000-0000-0000-0000-000000000000", body: nil)
         #expect(madeUp.status == 404)
+        let beforeDots = deployment.tap.mark
+        for dots in ["..", "."] {
+            let refused = try await browser.send("DELETE", "/bff/passkeys/\(dots)", body: nil)
+            #expect(refused.status == 400, "an id of \(dots) would name another path at Modgud")
+        }
+        #expect(deployment.tap.calls(since: beforeDots).isEmpty, "no call to Modgud for a dot id")
         #expect(try await browser.get("/bff/passkeys").json == .array([]))
         #expect(deployment.stat("passkeys", "deleted") == 1)
 

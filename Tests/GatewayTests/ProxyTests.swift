@@ -245,6 +245,7 @@ struct ProxyTests {
         #expect(cookies.status == 200)
         #expect(cookies.bodyText == "cookies")
         #expect(cookies.setCookies == ["other=1; Path=/"], "the API's own cookie passes, the gateway's names never")
+        #expect(cookies.header("Clear-Site-Data") == nil, "an API cannot make the browser drop the session cookie")
         #expect(browser.cookies["__Host-bff"] == session)
         #expect(try await browser.get("/bff/user").status == 200, "the session survived")
 
@@ -327,11 +328,25 @@ struct ProxyTests {
         #expect(upstream.requests.last?.target == "/read-base/thing")
         calls = upstream.count
 
-        for path in ["/api/../bff/user", "/api/%2e%2e/x", "/api/a/%2E/b", "/api/x/.."] {
-            let dotted = try await browser.get(path)
-            #expect(dotted.status == 400, "\(path)")
+        let escapes = ["/api/../bff/user", "/api/%2e%2e/x", "/api/a/%2E/b", "/api/x/..",
+                       "/api/..#", "/api/x#/../..", "/api/echo?a#b",                // libcurl cuts at #
+                       "/api/..;/..;/admin", "/api/.;x/y", "/api/%2e%2E;a=b/c",      // servlet path parameters
+                       "/api/..\\..\\admin", "/api/a\\b", "/api/..%5c..%5cadmin",  // backslash
+                       "/api/..%2f..%2fadmin", "/api/a%2Fb", "/api/a%00b",            // encoded / and NUL
+                       "/api//evil.example/x", "/api/a//b"]                           // empty segments
+        for path in escapes {
+            let refused = try await browser.get(path)
+            #expect(refused.status == 400, "\(path)")
+            #expect(refused.json?["error"]?.stringValue == "invalid_request", "\(path)")
         }
-        #expect(upstream.count == calls, "dot segments never reach the upstream")
+        #expect(upstream.count == calls, "no such path ever reaches the upstream")
+        for (path, target) in [("/api/a;b=c/x.y/..z/%41~", "/base/a;b=c/x.y/..z/%41~"), ("/api/", "/base/"),
+                               ("/api/dir/", "/base/dir/"), ("/api/q?x=%2f..%2f&y=a//b", "/base/q?x=%2f..%2f&y=a//b")] {
+            let fine = try await browser.get(path)
+            #expect(fine.status == 200, "\(path)")
+            #expect(upstream.requests.last?.target == target, "\(path)")
+        }
+        calls = upstream.count
 
         let forged = try await browser.send("GET", "/api/echo", body: nil, csrf: false)
         #expect(forged.status == 403)

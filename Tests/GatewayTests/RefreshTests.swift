@@ -278,6 +278,78 @@ struct RefreshTests {
         #expect(fixture.harness.logs.lines.contains { $0.contains(#""event":"refresh.resending_within_leeway""#) })
         await fixture.stop()
     }
+
+    /// Modgud redeems the refresh token, then the connection breaks before
+    /// its answer arrives: as after a timeout, the token may be spent, so
+    /// the next attempt ends the session rather than replay it.
+    @Test func connectionLostAfterRedemptionEndsTheSessionWithoutAReplay() async throws {
+        let fixture = try await RefreshFixture.start()
+        let simulator = fixture.harness.simulator
+        fixture.lifetime(3600)
+        let before = try #require(try await fixture.tokens())
+        simulator.injectFault(path: "/connect/token", count: 1, .dropAfterHandling)
+        let mark = simulator.lastRequestSeq
+
+        let broken = try await fixture.get()
+        #expect(broken.status == 503)
+        #expect(broken.json?["error"]?.stringValue == "upstream_unavailable")
+        #expect(ModgudProbe.refreshCount(simulator, "redemptions") == 1, "Modgud rotated the token")
+        #expect(try await fixture.tokens()?.refreshOutcomeUnknownSince != nil, "the mark stays: the outcome is unknown")
+
+        let ended = try await fixture.get()
+        #expect(ended.status == 401)
+        #expect(ended.json?["error"]?.stringValue == "session_expired")
+        #expect(ModgudProbe.refreshCalls(simulator, since: mark).count == 1, "the spent token was never sent again")
+        #expect(ModgudProbe.refreshCount(simulator, "familyRevocations") == 0)
+        #expect(try await fixture.revokedFamilies() == 0)
+        fixture.expectOutcomeUnknownLogged(hiding: [before])
+        await fixture.stop()
+    }
+
+    /// A 502 comes from a proxy in front of Modgud, which may have lost an
+    /// answer Modgud gave: 503 for the browser, the session stays, and the
+    /// mark stays with it; a 503 from Modgud itself redeemed nothing.
+    @Test func badGatewayAnswerKeepsTheMark() async throws {
+        let fixture = try await RefreshFixture.start()
+        let simulator = fixture.harness.simulator
+        fixture.lifetime(3600)
+        simulator.injectFault(path: "/connect/token", count: 1, .status(502))
+        let failed = try await fixture.get()
+        #expect(failed.status == 503)
+        #expect(failed.header("Retry-After") != nil)
+        let kept = try #require(try await fixture.tokens(), "the session stays")
+        #expect(kept.refreshOutcomeUnknownSince != nil)
+
+        let other = try await RefreshFixture.start()
+        other.lifetime(3600)
+        other.harness.simulator.injectFault(path: "/connect/token", count: 1, .status(503))
+        #expect(try await other.get().status == 503)
+        #expect(try await other.tokens()?.refreshOutcomeUnknownSince == nil)
+        await other.stop()
+        await fixture.stop()
+    }
+
+    /// A mark written by an instance whose clock runs ahead: nothing tells
+    /// how long ago the token was sent, so it is never sent again (and
+    /// nothing traps on the negative age).
+    @Test func markFromTheFutureIsNeverResent() async throws {
+        let fixture = try await RefreshFixture.start(gateway: { $0.refreshReuseLeeway = .seconds(30) })
+        let simulator = fixture.harness.simulator
+        let sessions = fixture.harness.service.sessions
+        var session = try #require(try await sessions.load(cookieHeader: "__Host-bff=" + fixture.cookie))
+        var data = session.data
+        data.tokens.refreshOutcomeUnknownSince = sessions.now + 3_600_000
+        #expect(try await sessions.update(&session, data: data))
+        let mark = simulator.lastRequestSeq
+
+        let ended = try await fixture.get()
+        #expect(ended.status == 401)
+        #expect(ended.json?["error"]?.stringValue == "session_expired")
+        #expect(ModgudProbe.refreshCalls(simulator, since: mark).isEmpty, "nothing was sent")
+        #expect(fixture.harness.logs.lines.contains { $0.contains(#""event":"refresh.replay_avoided""#) })
+        await fixture.stop()
+    }
+
 }
 
 /// A harness with `/api/` proxied (token `user`) to a recording upstream,

@@ -30,9 +30,10 @@ public final class RedisServer: Sendable {
         var attempt = 0
         while true {
             attempt += 1
+            guard let port = LoopbackPort.free() else { throw RedisServerError.noFreePort }
             let directory = NSTemporaryDirectory() + "modgud-redis-\(UUID().uuidString)"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let server = RedisServer(port: try freePort(), password: password, directory: directory, arguments: arguments)
+            let server = RedisServer(port: port, password: password, directory: directory, arguments: arguments)
             do {
                 try await server.launch()
                 return server
@@ -115,27 +116,6 @@ public final class RedisServer: Sendable {
         try install.run()
         install.waitUntilExit()
         guard FileManager.default.isExecutableFile(atPath: binary) else { throw RedisServerError.notInstalled }
-    }
-
-    /// A free port below the kernel's ephemeral range (32768 and up), so a
-    /// client connection cannot take it while the server restarts on it.
-    private static func freePort() throws -> UInt16 {
-        for _ in 0..<200 {
-            let candidate = UInt16.random(in: 20000...29999)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(fd) }
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            addr.sin_port = candidate.bigEndian
-            let bound = withUnsafeMutablePointer(to: &addr) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
-            if bound { return candidate }
-        }
-        throw RedisServerError.noFreePort
     }
 
     /// Connects and sends `PING` until the server answers (`+PONG`, or

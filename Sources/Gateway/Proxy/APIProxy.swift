@@ -39,8 +39,8 @@ struct APIProxy: Sendable {
         let path = request.path
         guard path.hasPrefix(route.prefix) else { throw GatewayError.notFound }
         let rest = path.dropFirst(route.prefix.count)
-        guard !Self.hasDotSegment(rest) else {
-            throw GatewayError.badRequest("The path must not contain . or .. segments.")
+        if let problem = Self.targetProblem(path: rest, query: request.head.query) {
+            throw GatewayError.badRequest(problem)
         }
         let client = addresses.clientAddress(peer: request.peer?.ip ?? .v4(0x7F00_0001), headers: request.headers)
         var extraCookies: [String] = []
@@ -112,10 +112,12 @@ struct APIProxy: Sendable {
         "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "forwarded", "x-real-ip", "modgud-forwarded-for",
     ]
 
-    /// Never relayed to the browser: hop-by-hop and framing fields.
+    /// Never relayed to the browser: hop-by-hop and framing fields;
+    /// `Clear-Site-Data` too: an upstream must not make the browser drop
+    /// the gateway's session cookie.
     static let responseHeadersDropped: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-        "proxy-authenticate", "content-length",
+        "proxy-authenticate", "content-length", "clear-site-data",
     ]
 
     func upstreamHeaders(_ incoming: HTTPHeaders, token: Secret?, client: IPAddress) -> HTTPHeaders {
@@ -180,26 +182,48 @@ struct APIProxy: Sendable {
         return names
     }
 
-    /// Whether a path has a `.` or `..` segment, plain or percent-encoded:
-    /// the upstream (or libcurl) would resolve it and leave the route's base.
-    static func hasDotSegment(_ path: Substring) -> Bool {
-        path.split(separator: "/", omittingEmptySubsequences: false).contains { segment in
-            // Count the dots, each written `.` or `%2e`; anything else means
-            // an ordinary segment.
-            var utf8 = Substring(segment.lowercased()).utf8[...]
-            var dots = 0
-            while let first = utf8.first {
-                if first == UInt8(ascii: ".") {
-                    utf8 = utf8.dropFirst()
-                } else if utf8.starts(with: "%2e".utf8) {
-                    utf8 = utf8.dropFirst(3)
-                } else {
-                    return false
-                }
-                dots += 1
-            }
-            return dots == 1 || dots == 2
+    /// Why the part of a path after a route's prefix (and its query) must
+    /// not go upstream, or nil. The joined upstream path has to stay below
+    /// the route's base on any server: no `#` (libcurl would cut the URL
+    /// there), no `\` (some servers read it as `/`), no empty segment
+    /// (`//host` reads as an authority), no encoded `/`, `\` or NUL, and no
+    /// `.` or `..` segment, plain, percent-encoded, or before a `;`
+    /// parameter (`..;/`, which servlet containers resolve).
+    static func targetProblem(path: Substring, query: Substring?) -> String? {
+        guard !path.utf8.contains(where: { $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "\\") }),
+              query?.utf8.contains(UInt8(ascii: "#")) != true else {
+            return "The path must not contain # or \\."
         }
+        let lowered = path.lowercased()
+        guard !lowered.contains("%2f"), !lowered.contains("%5c"), !lowered.contains("%00") else {
+            return "The path must not contain an encoded /, \\ or NUL."
+        }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard !segments.dropLast().contains(where: \.isEmpty) else {
+            return "The path must not contain empty segments (//)."
+        }
+        guard !segments.contains(where: isDotSegment) else {
+            return "The path must not contain . or .. segments."
+        }
+        return nil
+    }
+
+    /// A segment that is `.` or `..`, each dot written `.` or `%2e`, up to
+    /// an optional `;` parameter.
+    private static func isDotSegment(_ segment: Substring) -> Bool {
+        var utf8 = Substring(segment.lowercased()).utf8[...]
+        var dots = 0
+        while let first = utf8.first, first != UInt8(ascii: ";") {
+            if first == UInt8(ascii: ".") {
+                utf8 = utf8.dropFirst()
+            } else if utf8.starts(with: "%2e".utf8) {
+                utf8 = utf8.dropFirst(3)
+            } else {
+                return false
+            }
+            dots += 1
+        }
+        return dots == 1 || dots == 2
     }
 
     static func failure(_ error: HTTPClientError, context: RequestContext) -> GatewayError {

@@ -43,7 +43,10 @@ struct AccountEndpoints: Sendable {
         }
         router.add(.delete, "/bff/passkeys/{id}", options: options) { request, context in
             let id = context.parameters["id"] ?? ""
-            guard !id.isEmpty, id.utf8.count <= 200 else { throw GatewayError.badRequest("The passkey id is not valid.") }
+            // `.` and `..` would name another path at Modgud (servers resolve dot segments).
+            guard !id.isEmpty, id.utf8.count <= 200, id != ".", id != ".." else {
+                throw GatewayError.badRequest("The passkey id is not valid.")
+            }
             let url = shared.modgud.endpoints.passkeys + "/" + FormURLEncoded.encodeComponent(id)
             let (reply, _) = try await callWithUserToken(.delete, url, request, context, endpoint: "passkey_delete")
             return answer(reply, endpoint: "passkey_delete", context: context)

@@ -219,13 +219,17 @@ public final class RefreshCoordinator: Sendable {
         }
         let now = sessions.now
         if let since = current.data.tokens.refreshOutcomeUnknownSince {
-            guard now &- since <= UInt64(settings.reuseLeeway.wholeMilliseconds) else {
+            // A mark from the future (another instance's clock runs ahead)
+            // counts as too old: nothing tells how long ago it was sent.
+            let elapsed = now >= since ? now - since : UInt64.max
+            let leeway = UInt64(max(0, settings.reuseLeeway.wholeMilliseconds))
+            guard elapsed < leeway else {
                 // Sending it again could be a replay, which revokes the whole
                 // family at Modgud: end this one session instead.
-                logger.warning("refresh.replay_avoided", ["unknownForMs": .int(Int(now &- since))])
+                logger.warning("refresh.replay_avoided", ["unknownForMs": .int(Int(clamping: elapsed))])
                 return await end(current, outcome: "replay_avoided")
             }
-            logger.info("refresh.resending_within_leeway", ["unknownForMs": .int(Int(now &- since))])
+            logger.info("refresh.resending_within_leeway", ["unknownForMs": .int(Int(clamping: elapsed))])
         }
 
         // Marked before sending, so that an answer never seen (a timeout,
@@ -248,7 +252,7 @@ public final class RefreshCoordinator: Sendable {
         } catch {
             renewal.cancel()
             switch error {
-            case .timedOut(requestSent: true), .badResponse:
+            case .timedOut(requestSent: true), .badResponse, .broken:
                 return outcomeUnknown(logger)
             case .timedOut(requestSent: false), .unreachable:
                 logger.warning("refresh.modgud_unavailable")
@@ -266,7 +270,10 @@ public final class RefreshCoordinator: Sendable {
         // itself, the token is still good.
         let error = reply.oauthError ?? "unknown"
         let rejected = error == "invalid_grant" || error == "invalid_client"
-        if markedHere, !rejected { await clearPending(pending) }
+        // 502 and 504 come from a proxy in front of Modgud, which may have
+        // lost an answer Modgud gave: the token may be spent, so the mark stays.
+        let relayedByProxy = reply.status.code == 502 || reply.status.code == 504
+        if markedHere, !rejected, !relayedByProxy { await clearPending(pending) }
         if reply.isRateLimited {
             metrics.outcomes.increment(["rate_limited"])
             return .rateLimited(reply)
@@ -291,9 +298,11 @@ public final class RefreshCoordinator: Sendable {
     private func store(_ tokens: TokenSet, into session: Session, audience: String?, issuedAt now: UInt64,
                        logger: Logger) async -> RefreshResult {
         var current = session
+        var keepOtherResources = true
         for attempt in 1...3 {
             var data = current.data
             let expiresAt = now &+ UInt64(max(0, tokens.expiresIn)) &* 1000
+            if !keepOtherResources { data.tokens.resources = [:] }
             if let audience {
                 data.tokens.resources[audience] = .init(accessToken: tokens.accessToken, expiresAt: expiresAt)
             } else {
@@ -309,6 +318,13 @@ public final class RefreshCoordinator: Sendable {
                     metrics.outcomes.increment(["ok"])
                     return .fresh(current)
                 }
+            } catch .recordTooLarge {
+                // Too many audiences' tokens: the others are fetched again
+                // when needed; the rotated refresh token must be kept.
+                logger.warning("refresh.record_too_large", ["resources": .int(data.tokens.resources.count)])
+                guard keepOtherResources else { break }
+                keepOtherResources = false
+                continue
             } catch {
                 logger.error("refresh.write_failed", ["attempt": .int(attempt)])
                 try? await Task.sleep(for: .milliseconds(100 * attempt))

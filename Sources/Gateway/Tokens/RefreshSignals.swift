@@ -92,6 +92,8 @@ public final class RefreshSignals: Sendable {
             case idle
             case waiting(CheckedContinuation<RefreshSignal?, Never>)
             case fired(RefreshSignal)
+            /// The timer ran out before `next` started to wait.
+            case timedOut
         }
 
         private let state = Mutex<State>(.idle)
@@ -105,17 +107,22 @@ public final class RefreshSignals: Sendable {
         func next(timeout: Duration) async -> RefreshSignal? {
             let timer = Task { [weak self] in
                 guard (try? await Task.sleep(for: timeout)) != nil else { return }   // cancelled: no wake-up
-                self?.resume(with: nil)
+                self?.timeOut()
             }
             defer { timer.cancel() }
             return await withCheckedContinuation { continuation in
                 let ready: RefreshSignal?? = state.withLock { state in
-                    if case .fired(let signal) = state {
+                    switch state {
+                    case .fired(let signal):
                         state = .idle
                         return .some(signal)
+                    case .timedOut:
+                        state = .idle
+                        return .some(nil)
+                    case .idle, .waiting:
+                        state = .waiting(continuation)
+                        return .none
                     }
-                    state = .waiting(continuation)
-                    return .none
                 }
                 if case .some(let signal) = ready { continuation.resume(returning: signal) }
             }
@@ -133,13 +140,22 @@ public final class RefreshSignals: Sendable {
             continuation?.resume(returning: signal)
         }
 
-        private func resume(with signal: RefreshSignal?) {
+        /// The timer's end: wakes `next`, or, when it has not started to
+        /// wait yet (a stalled thread), makes it return at once.
+        func timeOut() {
             let continuation: CheckedContinuation<RefreshSignal?, Never>? = state.withLock { state in
-                guard case .waiting(let continuation) = state else { return nil }
-                state = .idle
-                return continuation
+                switch state {
+                case .waiting(let continuation):
+                    state = .idle
+                    return continuation
+                case .idle:
+                    state = .timedOut
+                    return nil
+                case .fired, .timedOut:
+                    return nil
+                }
             }
-            continuation?.resume(returning: signal)
+            continuation?.resume(returning: nil)
         }
 
         func cancel() { onCancel() }

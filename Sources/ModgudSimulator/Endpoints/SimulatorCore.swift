@@ -15,6 +15,7 @@ final class SimulatorCore: Sendable {
         var exchange = Exchange(request: request, now: state.now())
         let config = state.config
         var response: HTTPResponse
+        var dropAfterHandling = false
         if !exchange.path.hasPrefix("/dev/"), let fault = state.faults.take(method: request.method.rawValue, path: exchange.path) {
             state.stats.count("faults", "\(request.method.rawValue) \(exchange.path)")
             switch fault {
@@ -22,9 +23,9 @@ final class SimulatorCore: Sendable {
                 response = Reply.json(HTTPStatus(code), ["error": "simulated_fault", "status": .int(Int64(code))])
                 return finish(&exchange, response)
             case .drop:
-                let dropped = HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"],
-                                           body: .stream(length: 64) { _ in throw SimulatedDrop() })
-                return finish(&exchange, dropped, statusForRecord: 0)
+                return finish(&exchange, Self.dropped, statusForRecord: 0)
+            case .dropAfterHandling:
+                dropAfterHandling = true
             case .delay(let milliseconds):
                 try? await Task.sleep(for: .milliseconds(milliseconds))
             }
@@ -33,7 +34,14 @@ final class SimulatorCore: Sendable {
             return finish(&exchange, refusal)
         }
         response = await dispatch(&exchange, config: config)
+        if dropAfterHandling { return finish(&exchange, Self.dropped, statusForRecord: 0) }
         return finish(&exchange, response)
+    }
+
+    /// An answer whose body breaks off: the connection closes after the head.
+    private static var dropped: HTTPResponse {
+        HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"],
+                     body: .stream(length: 64) { _ in throw SimulatedDrop() })
     }
 
     private func finish(_ exchange: inout Exchange, _ response: HTTPResponse, statusForRecord: Int? = nil) -> HTTPResponse {

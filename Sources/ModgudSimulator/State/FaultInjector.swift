@@ -11,6 +11,10 @@ public enum FaultAction: Sendable, Equatable {
     /// headers go out, then the body is cut off: the HTTP server has no
     /// way to close before the head).
     case drop
+    /// Handle the call normally (a refresh token is redeemed, a code
+    /// spent), then lose the answer as `drop` does: the server acted, the
+    /// caller never learns how.
+    case dropAfterHandling
 }
 
 /// Faults armed for the next N calls to a path.
@@ -28,6 +32,7 @@ final class FaultInjector: Sendable {
             case .status(let code): object["status"] = .int(Int64(code))
             case .delay(let ms): object["delayMs"] = .int(Int64(ms))
             case .drop: object["drop"] = true
+            case .dropAfterHandling: object["dropAfterHandling"] = true
             }
             return .object(object)
         }
@@ -53,7 +58,7 @@ final class FaultInjector: Sendable {
 
     func reset() { faults.withLock { $0.removeAll() } }
 
-    /// Reads `{"path","method"?,"count"?,"status"|"delayMs"|"drop"}`.
+    /// Reads `{"path","method"?,"count"?,"status"|"delayMs"|"drop"|"dropAfterHandling"}`.
     static func parse(_ json: JSON) -> Fault? {
         guard let path = json.value(forKeyIgnoringCase: "path")?.stringValue, path.hasPrefix("/") else { return nil }
         let count = json.value(forKeyIgnoringCase: "count")?.intValue ?? 1
@@ -66,6 +71,8 @@ final class FaultInjector: Sendable {
             action = .delay(milliseconds: delay)
         } else if json.value(forKeyIgnoringCase: "drop")?.boolValue == true {
             action = .drop
+        } else if json.value(forKeyIgnoringCase: "dropAfterHandling")?.boolValue == true {
+            action = .dropAfterHandling
         } else {
             return nil
         }

@@ -127,6 +127,7 @@ final class EchoUpstream: Sendable {
             headers.add("Set-Cookie", "__Host-bff=evil; Path=/; Secure; HttpOnly")
             headers.add("Set-Cookie", "other=1; Path=/")
             headers.add("Set-Cookie", "__Host-bff-flow=evil; Path=/; Secure")
+            headers.add("Clear-Site-Data", "\"cookies\"")
             headers.add("Content-Type", "text/plain")
             return HTTPResponse(status: .ok, headers: headers, bytes: Array("cookies".utf8))
         case "upload":

@@ -65,7 +65,10 @@ final class NginxFront: Sendable {
 
     /// A free loopback port for nginx, chosen before the gateway starts so
     /// the gateway's public origin can name it.
-    static func reservePort() throws -> UInt16 { try freePort() }
+    static func reservePort() throws -> UInt16 {
+        guard let port = LoopbackPort.free() else { throw NginxFrontError.noFreePort }
+        return port
+    }
 
     /// Makes the certificate and the static root, writes the configuration
     /// (the site file rewritten, proxying to `gatewayPort`) and starts nginx
@@ -138,7 +141,7 @@ final class NginxFront: Sendable {
         let front = NginxFront(port: port, directory: directory, certificate: certificate, indexHTML: indexHTML,
                                pid: pid, exit: exit)
         let deadline = ContinuousClock.now + .seconds(10)
-        while !(await blocking { canConnect(port: port) }) {
+        while !(await blocking { LoopbackPort.accepts(port) }) {
             if exit.isSet { throw NginxFrontError.exited(log: front.log) }
             if ContinuousClock.now >= deadline {
                 await front.stop()
@@ -201,36 +204,6 @@ final class NginxFront: Sendable {
             while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
             // WIFEXITED / WEXITSTATUS
             return status & 0x7F == 0 ? (status >> 8) & 0xFF : -1
-        }
-    }
-
-    private static func freePort() throws -> UInt16 {
-        for _ in 0..<200 {
-            let candidate = UInt16.random(in: 20000...29999)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(fd) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-            address.sin_port = candidate.bigEndian
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-            }
-            if bound { return candidate }
-        }
-        throw NginxFrontError.noFreePort
-    }
-
-    private static func canConnect(port: UInt16) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        address.sin_port = port.bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
     }
 
