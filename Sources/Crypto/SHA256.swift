@@ -5,6 +5,15 @@ public enum SHA256 {
     /// The digest length in bytes.
     public static let byteCount = 32
 
+    /// The algorithm, fetched once (OpenSSL 3 looks a name up on every
+    /// call that passes `EVP_sha256()`). Immutable and shared by threads.
+    nonisolated(unsafe) static let algorithm: OpaquePointer = {
+        guard let algorithm = EVP_MD_fetch(nil, "SHA256", nil) else {
+            fatalError("EVP_MD_fetch(SHA256) failed: \(OpenSSLError.capture("EVP_MD_fetch"))")
+        }
+        return algorithm
+    }()
+
     /// Returns the 32-byte SHA-256 digest of `data`.
     ///
     /// Never fails in practice: OpenSSL's one-shot digest fails only when it
@@ -19,7 +28,7 @@ public enum SHA256 {
     static func hash(bytes input: UnsafeRawBufferPointer) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: byteCount) { output, initialized in
             var size: UInt32 = 0
-            let status = EVP_Digest(input.baseAddress, input.count, output.baseAddress, &size, EVP_sha256(), nil)
+            let status = EVP_Digest(input.baseAddress, input.count, output.baseAddress, &size, algorithm, nil)
             guard status == 1, size == byteCount else {
                 fatalError("EVP_Digest(SHA256) failed: \(OpenSSLError.capture("EVP_Digest"))")
             }

@@ -49,8 +49,10 @@ struct RecordScheme: Sendable {
     }
 
     private func handle(cookieBytes: [UInt8]) throws(CryptoError) -> RecordHandle {
-        let storeKey = try HKDF.sha256(inputKeyMaterial: cookieBytes, info: keyInfo, outputCount: 32)
-        let sealKey = try HKDF.sha256(inputKeyMaterial: cookieBytes, info: sealInfo, outputCount: AESGCM.keyByteCount)
+        // One extraction, two expansions: the same as two full HKDF calls.
+        let key = try HKDF.extractSHA256(inputKeyMaterial: cookieBytes)
+        let storeKey = try HKDF.expandSHA256(key, info: keyInfo, outputCount: 32)
+        let sealKey = try HKDF.expandSHA256(key, info: sealInfo, outputCount: AESGCM.keyByteCount)
         return RecordHandle(storeKey: keyPrefix + Base64URL.encode(storeKey), sealKey: sealKey)
     }
 

@@ -105,7 +105,7 @@ struct APIProxy: Sendable {
     /// Never sent upstream: hop-by-hop fields (RFC 9110 §7.6.1), the
     /// browser's credentials and CSRF proof, framing the client recomputes,
     /// and forwarding fields the gateway sets itself.
-    static let requestHeadersDropped: Set<String> = [
+    static let requestHeadersDropped: [String] = [
         "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
         "proxy-authorization", "proxy-authenticate", "host", "content-length", "expect",
         "cookie", "x-csrf", "authorization",
@@ -115,7 +115,7 @@ struct APIProxy: Sendable {
     /// Never relayed to the browser: hop-by-hop and framing fields;
     /// `Clear-Site-Data` too: an upstream must not make the browser drop
     /// the gateway's session cookie.
-    static let responseHeadersDropped: Set<String> = [
+    static let responseHeadersDropped: [String] = [
         "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
         "proxy-authenticate", "content-length", "clear-site-data",
     ]
@@ -123,9 +123,7 @@ struct APIProxy: Sendable {
     func upstreamHeaders(_ incoming: HTTPHeaders, token: Secret?, client: IPAddress) -> HTTPHeaders {
         let named = Self.connectionTokens(incoming)
         var headers = HTTPHeaders()
-        for field in incoming {
-            let name = field.name.lowercased()
-            if Self.requestHeadersDropped.contains(name) || named.contains(name) { continue }
+        for field in incoming where !Self.isNamed(field.name, in: Self.requestHeadersDropped, or: named) {
             headers.add(field.name, field.value)
         }
         if let token { headers.add("Authorization", "Bearer " + token.revealed) }
@@ -144,10 +142,8 @@ struct APIProxy: Sendable {
                context: RequestContext) async throws -> HTTPResponse {
         let named = Self.connectionTokens(response.headers)
         var headers = HTTPHeaders()
-        for field in response.headers {
-            let name = field.name.lowercased()
-            if Self.responseHeadersDropped.contains(name) || named.contains(name) { continue }
-            if name == "set-cookie", isGatewayCookie(field.value) { continue }
+        for field in response.headers where !Self.isNamed(field.name, in: Self.responseHeadersDropped, or: named) {
+            if field.name.equalsIgnoringASCIICase("set-cookie"), isGatewayCookie(field.value) { continue }
             headers.add(field.name, field.value)
         }
         for cookie in extraCookies { headers.add("Set-Cookie", cookie) }
@@ -174,12 +170,21 @@ struct APIProxy: Sendable {
     }
 
     /// The field names a `Connection` header lists, lower-cased.
-    static func connectionTokens(_ headers: HTTPHeaders) -> Set<String> {
-        var names: Set<String> = []
-        for value in headers.values("Connection") {
-            for item in value.split(separator: ",") { names.insert(item.trimmingSpacesAndTabs.lowercased()) }
+    /// The field names a `Connection` header lists (hop-by-hop for this
+    /// message only).
+    static func connectionTokens(_ headers: HTTPHeaders) -> [Substring] {
+        var names: [Substring] = []
+        for field in headers where field.name.equalsIgnoringASCIICase("connection") {
+            for item in field.value.split(separator: ",") { names.append(item.trimmingSpacesAndTabs) }
         }
         return names
+    }
+
+    /// Whether `name` is one of `fixed` (lower case) or `listed`, ignoring
+    /// ASCII case. Linear, but without a lower-cased copy per field: the
+    /// lists are short and most names differ in length at once.
+    static func isNamed(_ name: String, in fixed: [String], or listed: [Substring]) -> Bool {
+        fixed.contains { name.equalsIgnoringASCIICase($0) } || listed.contains { name.equalsIgnoringASCIICase($0) }
     }
 
     /// Why the part of a path after a route's prefix (and its query) must
@@ -190,38 +195,67 @@ struct APIProxy: Sendable {
     /// `.` or `..` segment, plain, percent-encoded, or before a `;`
     /// parameter (`..;/`, which servlet containers resolve).
     static func targetProblem(path: Substring, query: Substring?) -> String? {
-        guard !path.utf8.contains(where: { $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "\\") }),
-              query?.utf8.contains(UInt8(ascii: "#")) != true else {
-            return "The path must not contain # or \\."
+        let bytes = path.utf8
+        if query?.utf8.contains(UInt8(ascii: "#")) == true { return "The path must not contain # or \\." }
+        var index = bytes.startIndex
+        var segmentStart = index
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "#"), UInt8(ascii: "\\"):
+                return "The path must not contain # or \\."
+            case UInt8(ascii: "%"):
+                if let escaped = Self.escapedByte(bytes, at: index),
+                   escaped == UInt8(ascii: "/") || escaped == UInt8(ascii: "\\") || escaped == 0 {
+                    return "The path must not contain an encoded /, \\ or NUL."
+                }
+            case UInt8(ascii: "/"):
+                if index == segmentStart { return "The path must not contain empty segments (//)." }
+                if isDotSegment(path[segmentStart..<index]) { return "The path must not contain . or .. segments." }
+                segmentStart = bytes.index(after: index)
+            default:
+                break
+            }
+            index = bytes.index(after: index)
         }
-        let lowered = path.lowercased()
-        guard !lowered.contains("%2f"), !lowered.contains("%5c"), !lowered.contains("%00") else {
-            return "The path must not contain an encoded /, \\ or NUL."
-        }
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard !segments.dropLast().contains(where: \.isEmpty) else {
-            return "The path must not contain empty segments (//)."
-        }
-        guard !segments.contains(where: isDotSegment) else {
-            return "The path must not contain . or .. segments."
-        }
+        if isDotSegment(path[segmentStart...]) { return "The path must not contain . or .. segments." }
         return nil
+    }
+
+    /// The byte a `%XX` escape at `index` stands for, or nil when it is not one.
+    private static func escapedByte(_ bytes: Substring.UTF8View, at index: Substring.UTF8View.Index) -> UInt8? {
+        let first = bytes.index(after: index)
+        guard first != bytes.endIndex else { return nil }
+        let second = bytes.index(after: first)
+        guard second != bytes.endIndex, let high = hexValue(bytes[first]), let low = hexValue(bytes[second]) else { return nil }
+        return high << 4 | low
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// A segment that is `.` or `..`, each dot written `.` or `%2e`, up to
     /// an optional `;` parameter.
     private static func isDotSegment(_ segment: Substring) -> Bool {
-        var utf8 = Substring(segment.lowercased()).utf8[...]
+        let bytes = segment.utf8
+        var index = bytes.startIndex
         var dots = 0
-        while let first = utf8.first, first != UInt8(ascii: ";") {
-            if first == UInt8(ascii: ".") {
-                utf8 = utf8.dropFirst()
-            } else if utf8.starts(with: "%2e".utf8) {
-                utf8 = utf8.dropFirst(3)
+        while index != bytes.endIndex, bytes[index] != UInt8(ascii: ";") {
+            if bytes[index] == UInt8(ascii: ".") {
+                index = bytes.index(after: index)
+            } else if escapedByte(bytes, at: index) == UInt8(ascii: "."), bytes[index] == UInt8(ascii: "%") {
+                index = bytes.index(index, offsetBy: 3)
             } else {
                 return false
             }
             dots += 1
+            if dots > 2 { return false }
         }
         return dots == 1 || dots == 2
     }
