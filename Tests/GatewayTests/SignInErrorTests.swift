@@ -135,6 +135,41 @@ struct SignInErrorTests {
         await harness.stop()
     }
 
+    /// Modgud spent the code but the gateway cannot finish: a 200 that is
+    /// not a token answer, or userinfo failing after the tokens came. No
+    /// session, a clear 502 (a 429 from userinfo passes through), and the
+    /// tokens are revoked rather than left live.
+    @Test func aSignInThatCannotFinishRevokesWhatModgudIssued() async throws {
+        let harness = try await GatewayHarness.start()
+        let simulator = harness.simulator
+        let email = "ada@example.com"
+        func redeem(_ browser: Browser) async throws -> RawResponse {
+            _ = try await browser.post("/bff/otp/request", ["email": .string(email)])
+            let code = try #require(simulator.mail(to: email).first?.code)
+            return try await browser.post("/bff/otp/redeem", ["email": .string(email), "code": .string(code)])
+        }
+
+        simulator.injectFault(path: "/connect/token", count: 1, .status(200))
+        let browser = harness.browser()
+        let notTokens = try await redeem(browser)
+        #expect(notTokens.status == 502)
+        #expect(notTokens.json?["error"]?.stringValue == "upstream_error")
+        #expect(browser.cookies["__Host-bff"] == nil)
+
+        for (fault, status) in [(FaultAction.status(503), 502), (.status(429), 429)] {
+            let revokedBefore = Self.calls(harness, "/connect/revoke")
+            simulator.injectFault(path: "/connect/userinfo", count: 1, fault)
+            let other = harness.browser()
+            let failed = try await redeem(other)
+            #expect(failed.status == status, "userinfo \(fault)")
+            #expect(other.cookies["__Host-bff"] == nil)
+            #expect(Self.calls(harness, "/connect/revoke") == revokedBefore + 1, "the issued refresh token is revoked")
+            #expect(harness.logs.lines.last { $0.contains("signin.tokens_abandoned") }?.contains(#""revoked":true"#) == true)
+        }
+        #expect(try await browser.get("/bff/user").status == 401)
+        await harness.stop()
+    }
+
     @Test func storeDownIs503WithRetryAfterAndRecovers() async throws {
         let harness = try await GatewayHarness.start()
         let browser = harness.browser()

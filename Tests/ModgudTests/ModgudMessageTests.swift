@@ -62,6 +62,10 @@ struct ModgudMessageTests {
         #expect(tokens.expiresIn == 900)
         #expect(TokenSet(json: try JSON.parse(#"{"access_token":"at","token_type":"mac"}"#)) == nil)
         #expect(TokenSet(json: try JSON.parse(#"{"token_type":"Bearer"}"#)) == nil)
+        let absurd = try JSON.parse(#"{"access_token":"at","token_type":"Bearer","expires_in":100000000000000000}"#)
+        #expect(TokenSet(json: absurd)?.expiresIn == TokenSet.maximumLifetimeSeconds, "cut to a year: no overflow later")
+        let negative = try JSON.parse(#"{"access_token":"at","token_type":"Bearer","expires_in":-5}"#)
+        #expect(TokenSet(json: negative)?.expiresIn == 0)
     }
 
     @Test func discoveryOverridesOnlyTheOIDCEndpoints() throws {

@@ -22,7 +22,15 @@ struct SignInCompletion: Sendable {
         } catch {
             throw shared.relay.failure(error, endpoint: endpoint, context: context)
         }
-        if reply.isSuccess, let json = reply.json, let tokens = TokenSet(json: json) {
+        if reply.isSuccess {
+            guard let json = reply.json, let tokens = TokenSet(json: json) else {
+                // A success that is not a token answer: whatever it holds,
+                // no one will use it.
+                if let token = reply.json?["refresh_token"]?.stringValue ?? reply.json?["access_token"]?.stringValue {
+                    _ = try? await shared.modgud.revoke(Secret(token), hint: reply.json?["refresh_token"] == nil ? "access_token" : "refresh_token")
+                }
+                throw shared.relay.failure(ModgudFailure.badResponse, endpoint: endpoint, context: context)
+            }
             return try await signIn(tokens, request, context)
         }
         if reply.isRateLimited || reply.status.code >= 500 { return shared.relay.relay(reply, endpoint: endpoint, context: context) }
@@ -66,14 +74,19 @@ struct SignInCompletion: Sendable {
     /// Tokens in hand: fetch the user's claims, start a fresh session (the
     /// browser's earlier one ends), answer with the user.
     func signIn(_ tokens: TokenSet, _ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        // Every way out without a session revokes the tokens: the grant is
+        // spent, and tokens nobody holds must not stay live.
         let reply: ModgudReply
         do {
             reply = try await shared.modgud.withBearer(.get, shared.modgud.endpoints.userinfo, accessToken: tokens.accessToken)
         } catch {
+            await revokeAbandoned(tokens, context)
             throw shared.relay.failure(error, endpoint: "userinfo", context: context)
         }
         guard reply.isSuccess, let claims = reply.json, let subject = claims["sub"]?.stringValue, !subject.isEmpty else {
             context.logger.warning("signin.userinfo_failed", ["status": .int(reply.status.code)])
+            await revokeAbandoned(tokens, context)
+            if reply.isRateLimited { return shared.relay.relay(reply, endpoint: "userinfo", context: context) }
             throw GatewayError(.badGateway, "upstream_error", "The identity server did not return the user.")
         }
         let now = UInt64(time(nil)) * 1000
