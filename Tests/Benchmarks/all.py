@@ -117,12 +117,12 @@ def extract_tables(text: str, bullets: bool = False) -> tuple[list[str], int]:
         if parts and parts[-1][0] == "table":
             parts[-1] = ("table", parts[-1][1], False)  # closed: a later table starts anew
         if RESULT_LINES.match(line) or "RESULT:" in line:
-            kind, item = "results", strip_result(line)
+            item = strip_result(line)
         elif bullets and line.startswith("## "):
             parts.append(("label", [line[3:].strip()], False))
             continue
         elif bullets and re.match(r"^\s*- ", line):
-            kind, item = "results", line.strip()[2:]
+            item = line.strip()[2:]
         else:
             continue
         if parts and parts[-1][0] == "results":

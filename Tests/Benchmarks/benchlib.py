@@ -3,6 +3,7 @@ loopback ports, run wrk and parse its figures, read a process's RSS.
 
 Environment: BENCH_SCRATCH, the build directory for build_release
 (default: the package's own .build)."""
+import json
 import os
 import re
 import shutil
@@ -11,9 +12,28 @@ import socket
 import subprocess
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def call(port: int, method: str, path: str, body=None, headers: dict | None = None):
+    """One request to 127.0.0.1:`port` with `X-CSRF: 1` (and a JSON body
+    when `body` is given); returns (status, headers, body bytes)."""
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method)
+    request.add_header("X-CSRF", "1")
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    for name, value in (headers or {}).items():
+        request.add_header(name, value)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.headers, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
 
 
 def free_port() -> int:

@@ -32,8 +32,6 @@ import json
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 
 import benchlib as b
 
@@ -44,30 +42,14 @@ PAUSE_MS = 10  # mean pause between an answer and the next request, half-load ph
 REFRESH_SKEW_S = 60  # the gateway's BFF_REFRESH_SKEW_S default
 
 
-def call(port, method, path, body=None, headers=None):
-    """One request; returns (status, headers, body). X-CSRF is always sent."""
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method)
-    request.add_header("X-CSRF", "1")
-    if data is not None:
-        request.add_header("Content-Type", "application/json")
-    for name, value in (headers or {}).items():
-        request.add_header(name, value)
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, response.headers, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.headers, error.read()
-
-
 def sign_in(public_port: int, sim_port: int, cookie_name: str = "__Host-bff") -> str:
     """Signs one user in with an e-mail code; returns the session cookie's value."""
     email = "proxy-bench@example.com"
-    status, _, body = call(public_port, "POST", "/bff/otp/request", {"email": email})
+    status, _, body = b.call(public_port, "POST", "/bff/otp/request", {"email": email})
     if status != 200:
         raise SystemExit(f"POST /bff/otp/request answered {status}: {body[:300]!r}")
-    mail = json.loads(call(sim_port, "GET", f"/dev/mailbox?email={email}")[2])
-    status, headers, body = call(public_port, "POST", "/bff/otp/redeem", {"email": email, "code": mail[0]["code"]})
+    mail = json.loads(b.call(sim_port, "GET", f"/dev/mailbox?email={email}")[2])
+    status, headers, body = b.call(public_port, "POST", "/bff/otp/redeem", {"email": email, "code": mail[0]["code"]})
     if status != 200:
         raise SystemExit(f"POST /bff/otp/redeem answered {status}: {body[:300]!r}")
     for cookie in headers.get_all("Set-Cookie") or []:
@@ -79,7 +61,7 @@ def sign_in(public_port: int, sim_port: int, cookie_name: str = "__Host-bff") ->
 
 def verify(name: str, port: int, headers: dict, log: str) -> None:
     """One request through a proxy: must be 200 with the upstream's body."""
-    status, _, body = call(port, "GET", PATH, headers=headers)
+    status, _, body = b.call(port, "GET", PATH, headers=headers)
     print(f"verification: {name} GET {PATH} -> {status}, {len(body)} bytes", file=sys.stderr)
     if status != 200 or body.decode(errors="replace") != BODY:
         raise SystemExit(f"{name} did not relay the upstream's answer: {status} {body[:300]!r} (log: {log})")

@@ -15,24 +15,8 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 import benchlib as b
-
-
-def call(port, method, path, body=None, headers=None):
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method)
-    request.add_header("X-CSRF", "1")
-    if data is not None:
-        request.add_header("Content-Type", "application/json")
-    for name, value in (headers or {}).items():
-        request.add_header(name, value)
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
 
 
 def percentile(values, fraction):
@@ -59,18 +43,18 @@ def main() -> int:
         for port in (redis_port, sim_port, public_port):
             b.wait_for_port(port)
         time.sleep(0.5)
-        since = json.loads(call(sim_port, "GET", "/dev/requests?limit=1")[1])["total"]
+        since = json.loads(b.call(sim_port, "GET", "/dev/requests?limit=1")[2])["total"]
         for i in range(count):
             email = f"bench{i}@example.com"
-            assert call(public_port, "POST", "/bff/otp/request", {"email": email})[0] == 200
-            mail = json.loads(call(sim_port, "GET", f"/dev/mailbox?email={email}")[1])
-            status, _ = call(public_port, "POST", "/bff/otp/redeem", {"email": email, "code": mail[0]["code"]})
+            assert b.call(public_port, "POST", "/bff/otp/request", {"email": email})[0] == 200
+            mail = json.loads(b.call(sim_port, "GET", f"/dev/mailbox?email={email}")[2])
+            status, _, _ = b.call(public_port, "POST", "/bff/otp/redeem", {"email": email, "code": mail[0]["code"]})
             assert status == 200, status
         records = []
         for path in ("/connect/token", "/connect/userinfo"):
             cursor = since
             while True:
-                page = json.loads(call(sim_port, "GET", f"/dev/requests?since={cursor}&limit=1000&path={path}")[1])["requests"]
+                page = json.loads(b.call(sim_port, "GET", f"/dev/requests?since={cursor}&limit=1000&path={path}")[2])["requests"]
                 records += page
                 if len(page) < 1000:
                     break
