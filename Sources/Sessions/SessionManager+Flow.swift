@@ -31,8 +31,11 @@ extension SessionManager {
 
     /// Takes (reads and deletes, atomically) the flow state this browser's
     /// flow cookie names: a second take of the same cookie finds nothing.
-    /// The caller also sends `expiringFlowCookie()`.
-    public func takeFlow(cookieHeader: String?) async throws(SessionError) -> SessionLookup<FlowState> {
+    /// State that `accepts` refuses (another flow's, a request that does
+    /// not fit it) is put back as it was and reported `.notFound`: a stray
+    /// request changes nothing. The caller also sends `expiringFlowCookie()`.
+    public func takeFlow(cookieHeader: String?, where accepts: (FlowState) -> Bool = { _ in true })
+        async throws(SessionError) -> SessionLookup<FlowState> {
         guard let header = cookieHeader,
               let value = CookieHeader.value(named: configuration.flowCookieName, in: header)
         else { return .noCookie }
@@ -43,7 +46,15 @@ extension SessionManager {
         guard let plaintext = RecordScheme.flow.open(record, handle: handle),
               let state = FlowState(decoding: plaintext), state.expiresAt == record.absoluteExpiry
         else { return .tampered }
-        guard state.expiresAt > clock.unixMilliseconds() else { return .expired }
+        let now = clock.unixMilliseconds()
+        guard state.expiresAt > now else { return .expired }
+        guard accepts(state) else {
+            let remaining = Duration.milliseconds(Int64(clamping: state.expiresAt - now))
+            try await call { () async throws(SessionStoreError) in
+                try await store.save(handle.storeKey, record: record, ttl: remaining)
+            }
+            return .notFound
+        }
         return .found(state)
     }
 

@@ -179,10 +179,19 @@ struct AccountEndpointTests {
         #expect(flowCookie.contains("HttpOnly") && flowCookie.contains("Secure"))
         #expect(!flowCookie.contains(ceremony))
 
+        // Stray requests for other flows are refused and leave the ceremony as it was.
+        let strayMark = deployment.tap.mark
+        let stray = try await browser.post("/bff/mfa", ["totpCode": "123456"])
+        #expect(stray.status == 400)
+        #expect(stray.json?["error"]?.stringValue == "invalid_request")
+        let strayPasskey = try await browser.post("/bff/passkey/redeem", ["assertion": ["id": "x"]])
+        #expect(strayPasskey.status == 400)
+        #expect(deployment.tap.calls(since: strayMark).isEmpty, "nothing reached Modgud")
+
         var authenticator = SoftwareAuthenticator()
         let attestation = try authenticator.makeCredential(options: options, origin: Self.origin)
         let enrolled = try await browser.post("/bff/passkeys/enroll", ["attestation": attestation])
-        #expect(enrolled.status == 200)
+        #expect(enrolled.status == 200, "the ceremony survived the stray requests")
         #expect(enrolled.json?["Message"]?.stringValue == "Passkey enrolled successfully.")
         #expect(browser.cookies["__Host-bff-flow"] == nil, "the flow cookie is expired")
         let enrolCall = try #require(deployment.tap.calls(since: mark).last { $0.path == "/connect/passkey/enroll" })

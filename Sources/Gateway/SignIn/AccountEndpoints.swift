@@ -31,8 +31,10 @@ struct AccountEndpoints: Sendable {
             let attestation = try input.objectField("attestation")
             // The session first: without one, the ceremony is left alone.
             let session = try await userSession(request, context)
-            guard let flow = try await shared.takeFlow(request, context, grant: Self.enrolmentGrant),
-                  let ceremony = flow.ceremonyID, flow.values["session"]?.revealed == session.lockName
+            let lockName = session.lockName
+            guard let flow = try await shared.takeFlow(request, context, where: {
+                $0.grant == Self.enrolmentGrant && $0.ceremonyID != nil && $0.values["session"]?.revealed == lockName
+            }), let ceremony = flow.ceremonyID
             else { throw Self.noEnrolment }
             let body: JSON = ["ceremonyId": .string(ceremony.revealed), "attestation": attestation]
             let (reply, _) = try await callWithUserToken(.post, shared.modgud.endpoints.passkeyEnroll, request, context,

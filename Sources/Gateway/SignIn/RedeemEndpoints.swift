@@ -31,7 +31,7 @@ struct RedeemEndpoints: Sendable {
         router.add(.post, "/bff/passkey/redeem", options: options) { request, context in
             let input = try await JSONRequest.read(request, context: context)
             let assertion = try input.objectField("assertion")
-            let flow = try await takeFlow(request, context, grant: TokenGrant.passkeyType)
+            let flow = try await takeFlow(request, context) { $0.grant == TokenGrant.passkeyType && $0.ceremonyID != nil }
             guard let ceremony = flow.ceremonyID else { throw Self.noFlow }
             return try await completion.redeem(.passkey(ceremonyID: ceremony, assertion: assertion.serializedString),
                                                request, context, endpoint: "passkey_redeem")
@@ -39,7 +39,7 @@ struct RedeemEndpoints: Sendable {
         router.add(.post, "/bff/mfa", options: options) { request, context in
             let input = try await JSONRequest.read(request, context: context)
             let totp = Secret(try input.digits("totpCode"))
-            let flow = try await takeFlow(request, context, grant: nil)
+            let flow = try await takeFlow(request, context) { $0.mfaToken != nil }
             return try await completion.redeem(try Self.secondStep(flow, totp: totp), request, context, endpoint: "mfa")
         }
     }
@@ -68,8 +68,9 @@ struct RedeemEndpoints: Sendable {
         return .json(.ok, ["options": options], cookies: [cookie.revealed])
     }
 
-    private func takeFlow(_ request: HTTPRequest, _ context: RequestContext, grant: String?) async throws -> FlowState {
-        guard let flow = try await shared.takeFlow(request, context, grant: grant) else { throw Self.noFlow }
+    private func takeFlow(_ request: HTTPRequest, _ context: RequestContext,
+                          where accepts: @escaping (FlowState) -> Bool) async throws -> FlowState {
+        guard let flow = try await shared.takeFlow(request, context, where: accepts) else { throw Self.noFlow }
         return flow
     }
 

@@ -31,15 +31,16 @@ public struct SignInContext: Sendable {
         return values.isEmpty ? nil : values.joined(separator: "; ")
     }
 
-    /// Takes this browser's flow record (single use); nil when there is
-    /// none or it belongs to another grant.
-    func takeFlow(_ request: HTTPRequest, _ context: RequestContext, grant: String?) async throws -> FlowState? {
+    /// Takes this browser's flow record (single use) when `accepts` it;
+    /// nil when there is none or it is not for this request, which then
+    /// leaves it in place.
+    func takeFlow(_ request: HTTPRequest, _ context: RequestContext,
+                  where accepts: @escaping (FlowState) -> Bool) async throws -> FlowState? {
         let lookup = try await store(context) { () async throws(SessionError) in
-            try await sessions.takeFlow(cookieHeader: Self.cookieHeader(request))
+            try await sessions.takeFlow(cookieHeader: Self.cookieHeader(request), where: accepts)
         }
         if case .tampered = lookup { context.logger.warning("flow.tampered") }
-        guard let flow = lookup.value, grant == nil || flow.grant == grant else { return nil }
-        return flow
+        return lookup.value
     }
 
     /// Runs a session-store operation; a store that is down or slow becomes
