@@ -45,7 +45,8 @@ extension HTTPConnection {
             if mayHaveBody, !isHeadRequest { output.append(contentsOf: bytes) }
             finishBody()
         case .stream(let length, let producer):
-            let chunked = length == nil && keepAlive && mayHaveBody
+            // HTTP/1.0 has no chunked coding (RFC 9112 §6.1): close-delimited.
+            let chunked = length == nil && keepAlive && mayHaveBody && !isHTTP10
             if length == nil, !chunked { keepAlive = false } // close-delimited
             writeHead(response, length: mayHaveBody ? length : nil, chunked: chunked)
             if isHeadRequest || !mayHaveBody {
@@ -153,9 +154,14 @@ extension HTTPConnection {
         idleDeadline = loop.now &+ owner.configuration.idleTimeout.nanoseconds
         if readPausedForPipeline {
             readPausedForPipeline = false
-            setInterest(interest.union(.readable))
+            updateReading()
         }
         process()
+        if !closed, !inFlight, inputStart < input.count {
+            // Part of a pipelined head is waiting: the header timeout runs.
+            idleDeadline = 0
+            headDeadline = loop.now &+ owner.configuration.headerTimeout.nanoseconds
+        }
     }
 
     /// The parser refused the request: answer its status and close.

@@ -58,17 +58,31 @@ final class HTTPConnection: EventLoopHandler {
 
     func handleEvents(_ events: EpollEvents) {
         if events.contains(.writable) { flush() }
-        if !closed, !events.isDisjoint(with: [.readable, .readHangup, .hangup, .error]) { readAvailable() }
+        guard !closed else { return }
+        if interest.contains(.readable) {
+            if !events.isDisjoint(with: [.readable, .readHangup, .hangup, .error]) { readAvailable() }
+        } else if !events.isDisjoint(with: [.hangup, .error]) {
+            // Not reading, and epoll cannot mask these: the peer is gone
+            // both ways (or the socket failed), so nothing more can be sent.
+            close()
+        }
     }
 
     // MARK: Reading
 
     private func readAvailable() {
+        var discarded = 0
         while !closed, interest.contains(.readable) {
             let result = owner.readBuffer.withUnsafeMutableBytes { Socket.read(fd, into: $0) }
             switch result {
             case .done(let count):
-                if lingering { continue }
+                if lingering {
+                    // Discarding: a bounded amount per wake-up, so a peer
+                    // that keeps sending cannot hold the loop.
+                    discarded += count
+                    if discarded >= 16 * owner.readBuffer.count { return }
+                    continue
+                }
                 input.append(contentsOf: owner.readBuffer[0..<count])
                 if !inFlight, headDeadline == 0 {
                     idleDeadline = 0
@@ -94,7 +108,7 @@ final class HTTPConnection: EventLoopHandler {
         }
         peerClosed = true
         keepAlive = false
-        setInterest(interest.subtracting([.readable, .readHangup]))
+        updateReading()
     }
 
     /// Parses as far as the current state allows: the head of the next
@@ -122,13 +136,18 @@ final class HTTPConnection: EventLoopHandler {
                 bodyComplete = true
                 bodyStream?.finish()
                 bodyStream = nil
+                if readPausedForBody {
+                    // The body is all here; the next request may follow.
+                    readPausedForBody = false
+                    updateReading()
+                }
             }
         }
         compactInput()
         if inFlight, bodyComplete, input.count - inputStart > owner.configuration.parserLimits.maxHeaderBytes {
             // Pipelined bytes pile up behind a slow response: stop reading.
             readPausedForPipeline = true
-            setInterest(interest.subtracting(.readable))
+            updateReading()
         }
     }
 
@@ -147,7 +166,7 @@ final class HTTPConnection: EventLoopHandler {
         guard let bodyStream, !bytes.isEmpty else { return }
         if !bodyStream.push(bytes), !readPausedForBody {
             readPausedForBody = true
-            setInterest(interest.subtracting(.readable))
+            updateReading()
         }
     }
 
@@ -201,9 +220,17 @@ final class HTTPConnection: EventLoopHandler {
         }
         if readPausedForBody {
             readPausedForBody = false
-            setInterest(interest.union(.readable))
+            updateReading()
             readAvailable()
         }
+    }
+
+    /// Reads, or stops reading, as the pause reasons say. Hang-up interest
+    /// goes with it: a level-triggered EPOLLRDHUP that nothing reads would
+    /// wake the loop again and again.
+    func updateReading() {
+        let paused = !lingering && (readPausedForBody || readPausedForPipeline || peerClosed)
+        setInterest(paused ? interest.subtracting([.readable, .readHangup]) : interest.union([.readable, .readHangup]))
     }
 
     func setInterest(_ events: EpollEvents) {

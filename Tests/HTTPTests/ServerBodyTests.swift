@@ -91,6 +91,45 @@ struct ServerBodyTests {
         await server.stop()
     }
 
+    /// HTTP/1.0 has no chunked coding: a streamed answer without a length
+    /// is close-delimited, even when the client asked for keep-alive.
+    @Test func streamedResponseToHTTP10IsCloseDelimited() async throws {
+        let server = try await TestServer.start { _ in
+            HTTPResponse(status: .ok, body: .stream(length: nil) { writer in
+                for i in 0..<3 { try await writer.write(Array("part\(i);".utf8)) }
+            })
+        }
+        let client = try server.client()
+        await client.send("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        let text = String(decoding: await client.readToEnd(), as: UTF8.self)
+        #expect(!text.lowercased().contains("transfer-encoding"))
+        #expect(text.hasSuffix("\r\n\r\npart0;part1;part2;"), "\(text)")
+        await server.stop()
+    }
+
+    /// A body that arrives whole while reading is paused for it (the
+    /// handler never reads it): once answered, the connection reads the
+    /// next request instead of stalling until the idle timeout.
+    @Test func unreadBodyThatArrivedWholeLeavesTheConnectionReading() async throws {
+        let server = try await TestServer.start { request in
+            try? await Task.sleep(for: .milliseconds(300))
+            return .text(request.path == "/next" ? "next" : "refused", status: request.path == "/next" ? .ok : .unauthorized)
+        }
+        let client = try server.client()
+        // 262,100 body bytes stay under the 256 KiB pause mark; the last
+        // 37,900 cross it in one read that also ends the body.
+        await client.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 300000\r\n\r\n" + String(repeating: "a", count: 262_100))
+        try await Task.sleep(for: .milliseconds(100))
+        await client.send(String(repeating: "b", count: 37_900))
+        let first = await client.readResponses(1).first
+        #expect(first?.status == 401)
+        if first?.header("Connection") != "close" {
+            await client.send("GET /next HTTP/1.1\r\nHost: a\r\n\r\n")
+            #expect(await client.readResponses(1).first?.bodyText == "next")
+        }
+        await server.stop()
+    }
+
     @Test func largeStreamedResponseWithLengthArrivesWhole() async throws {
         let size = 8 << 20
         let server = try await TestServer.start { _ in

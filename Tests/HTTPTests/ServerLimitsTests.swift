@@ -52,6 +52,49 @@ struct ServerLimitsTests {
         await server.stop()
     }
 
+    /// After a full request, half of a pipelined head waits: the header
+    /// timeout runs for it (408), not the longer idle timeout.
+    @Test func pipelinedPartialHeadGets408AfterTheHeaderTimeout() async throws {
+        let server = try await TestServer.start(configure: {
+            $0.headerTimeout = .milliseconds(200)
+            $0.idleTimeout = .seconds(30)
+        }) { _ in .text("ok") }
+        let client = try server.client()
+        let start = ContinuousClock.now
+        await client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /next HTTP/1.1\r\nHo")
+        let responses = await client.readResponses(2)
+        #expect(responses.map(\.status) == [200, 408])
+        #expect(ContinuousClock.now - start < .seconds(4), "the header timeout, not the 30 s idle timeout")
+        await server.stop()
+    }
+
+    /// A client that half-closes while its request is in flight and reading
+    /// is paused (pipelined bytes piled up): the loop must not spin on the
+    /// hang-up event until the answer is ready.
+    @Test func aHalfClosedClientDoesNotSpinTheLoop() async throws {
+        let server = try await TestServer.start(loops: 1) { _ in
+            try? await Task.sleep(for: .seconds(1))
+            return .text("slow")
+        }
+        let client = try server.client()
+        await client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n" + String(repeating: "x", count: 17 * 1024))
+        try await Task.sleep(for: .milliseconds(100))   // read and paused
+        client.shutdownWrite()
+        let before = Self.processCPU()
+        try await Task.sleep(for: .milliseconds(800))
+        let used = Self.processCPU() - before
+        #expect(used < 0.3, "CPU seconds while the handler slept: \(used)")
+        #expect(await client.readResponses(1).first?.bodyText == "slow", "the answer still arrives")
+        await server.stop()
+    }
+
+    static func processCPU() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
     @Test func idleKeepAliveConnectionIsClosed() async throws {
         let server = try await TestServer.start(configure: { $0.idleTimeout = .milliseconds(150) }) { _ in .text("ok") }
         let client = try server.client()
