@@ -2,12 +2,14 @@
 # Installs the Debian packages the gateway, its tests and its benchmarks
 # need, when they are missing. Idempotent; quiet when nothing is missing.
 # Usage: Deploy/local/ensure-packages.sh [runtime|test|bench]
+# The test role also installs Playwright from PyPI (test tooling only: the
+# browser tests drive Debian's chromium with it; never `playwright install`).
 set -euo pipefail
 
 role="${1:-runtime}"
 packages=(pkg-config libssl-dev libcurl4-openssl-dev libhiredis-dev redis-server)
 case "$role" in
-    test) packages+=(python3 openssl nginx-light) ;;
+    test) packages+=(python3 python3-pip openssl nginx-light chromium) ;;
     bench) packages+=(python3 nginx-light wrk) ;;
 esac
 
@@ -21,6 +23,12 @@ if [ ${#missing[@]} -gt 0 ]; then
     [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
     "${sudo_cmd[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ "$role" = test ] && ! python3 -c "import playwright" >/dev/null 2>&1; then
+    echo "installing: playwright (PyPI)"
+    python3 -m pip install -q playwright >/dev/null 2>&1 \
+        || python3 -m pip install -q --break-system-packages playwright >/dev/null
 fi
 
 # Swift lives in /opt/swift on these machines; make sure it is found.
