@@ -89,7 +89,7 @@ def get_json(url: str):
 
 
 def main() -> int:
-    binaries = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / ".build" / "debug"
+    binaries = (Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / ".build" / "debug").resolve()
     work = Path(tempfile.mkdtemp(prefix="bff-browser-"))
     work.chmod(0o755)
     redis_port, sim_port, gateway_port, admin_port, front_port = (free_port() for _ in range(5))
