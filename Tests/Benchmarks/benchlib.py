@@ -132,7 +132,23 @@ def _to_ms(value: str, unit: str) -> float:
     return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
 
 
-def wrk(url: str, connections: int, seconds: int, threads: int = 1, script: str | None = None) -> dict:
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds `pids` have used so far (all their threads)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def wrk(url: str, connections: int, seconds: int, threads: int = 1, script: str | None = None,
+        cpu_of: list[int] | None = None) -> dict:
+    """One wrk run. With `cpu_of`, also the CPU those processes used per
+    answered request (`cpu_us`), from /proc before and after the run."""
+    before = cpu_seconds(cpu_of) if cpu_of else 0.0
     argv = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency"]
     if script:
         argv += ["-s", script]
@@ -142,14 +158,23 @@ def wrk(url: str, connections: int, seconds: int, threads: int = 1, script: str 
     latencies = {m.group(1): _to_ms(m.group(2), m.group(3)) for m in WRK_LATENCY.finditer(out)}
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     socket_errors = re.search(r"Socket errors: (.*)", out)
+    answered = re.search(r"(\d+) requests in", out)
+    cpu_us = None
+    if cpu_of and answered and int(answered.group(1)) > 0:
+        cpu_us = (cpu_seconds(cpu_of) - before) / int(answered.group(1)) * 1e6
     return {
         "rps": rps,
+        "cpu_us": cpu_us,
         "p50": latencies.get("50"),
         "p99": latencies.get("99"),
         "non2xx": int(errors.group(1)) if errors else 0,
         "socket_errors": socket_errors.group(1) if socket_errors else "",
         "raw": out,
     }
+
+
+def micros(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}"
 
 
 def build_dir() -> Path:

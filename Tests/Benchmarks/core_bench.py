@@ -61,9 +61,10 @@ def main() -> int:
         rows = []
         for connections in (64, 256):
             b.wrk(f"http://127.0.0.1:{admin_port}/healthz", connections, 2)  # warm-up
-            ours = b.wrk(f"http://127.0.0.1:{admin_port}/healthz", connections, seconds)
+            ours = b.wrk(f"http://127.0.0.1:{admin_port}/healthz", connections, seconds, cpu_of=[gateway.pid])
             b.wrk(f"http://127.0.0.1:{nginx_port}/healthz", connections, 2)
-            theirs = b.wrk(f"http://127.0.0.1:{nginx_port}/healthz", connections, seconds)
+            theirs = b.wrk(f"http://127.0.0.1:{nginx_port}/healthz", connections, seconds,
+                           cpu_of=b.children(nginx.pid))
             rows.append((connections, ours, theirs))
 
         loaded_rss = b.rss_kib(gateway.pid)
@@ -78,12 +79,15 @@ def main() -> int:
 
     print(f"# HTTP core vs nginx `return 200` ({seconds}s per run, wrk -t1, loopback, 2 cores)")
     print()
-    print("| connections | gateway rps | p50 ms | p99 ms | nginx rps | p50 ms | p99 ms | ratio |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| connections | gateway rps | p50 ms | p99 ms | CPU µs/req | nginx rps | p50 ms | p99 ms | CPU µs/req | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for connections, ours, theirs in rows:
-        print(f"| {connections} | {ours['rps']:.0f} | {ours['p50']:.2f} | {ours['p99']:.2f} "
-              f"| {theirs['rps']:.0f} | {theirs['p50']:.2f} | {theirs['p99']:.2f} "
+        print(f"| {connections} | {ours['rps']:.0f} | {ours['p50']:.2f} | {ours['p99']:.2f} | {b.micros(ours['cpu_us'])} "
+              f"| {theirs['rps']:.0f} | {theirs['p50']:.2f} | {theirs['p99']:.2f} | {b.micros(theirs['cpu_us'])} "
               f"| {ours['rps'] / theirs['rps']:.2f} |")
+    print()
+    print("CPU µs/req: user + system CPU of the gateway process (all its threads), or of nginx's workers, "
+          "during the timed run, per answered request (/proc/PID/stat).")
     for connections, ours, theirs in rows:
         for name, result in (("gateway", ours), ("nginx", theirs)):
             if result["non2xx"] or result["socket_errors"]:

@@ -159,10 +159,12 @@ def main() -> int:
         start_rss = b.rss_kib(gateway.pid)
 
         # Full load: a 2 s warm-up, then the timed run, each proxy in turn.
+        # CPU per request: the gateway process, or nginx proxy_pass's workers.
+        cpu_of = {"gateway": [gateway.pid], "nginx": b.children(reference.pid)}
         full = {}
         for name, url in targets.items():
             b.wrk(url, FULL_CONNECTIONS, 2, script=script)
-            full[name] = b.wrk(url, FULL_CONNECTIONS, seconds, script=script)
+            full[name] = b.wrk(url, FULL_CONNECTIONS, seconds, script=script, cpu_of=cpu_of[name])
 
         # Half load: each connection sends about 1000 / (PAUSE_MS + latency)
         # requests/s; a 2 s run against the gateway corrects the guess of
@@ -211,6 +213,8 @@ def main() -> int:
     for key in ("p50", "p99"):
         print(f"| full load: {key} ms | {full['nginx'][key]:.2f} | {full['gateway'][key]:.2f} "
               f"| {full['gateway'][key] - full['nginx'][key]:+.2f} | |")
+    print(f"| full load: CPU µs per request (the proxy alone) | {b.micros(full['nginx']['cpu_us'])} "
+          f"| {b.micros(full['gateway']['cpu_us'])} | | |")
     print(f"| half load: requests/s | {paced['nginx']['rps']:.0f} | {paced['gateway']['rps']:.0f} "
           f"| target {rate:.0f} | |")
     for key in ("p50", "p99"):
