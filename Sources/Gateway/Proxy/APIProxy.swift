@@ -227,17 +227,9 @@ struct APIProxy: Sendable {
         let first = bytes.index(after: index)
         guard first != bytes.endIndex else { return nil }
         let second = bytes.index(after: first)
-        guard second != bytes.endIndex, let high = hexValue(bytes[first]), let low = hexValue(bytes[second]) else { return nil }
+        guard second != bytes.endIndex, let high = FormURLEncoded.hexValue(bytes[first]),
+              let low = FormURLEncoded.hexValue(bytes[second]) else { return nil }
         return high << 4 | low
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// A segment that is `.` or `..`, each dot written `.` or `%2e`, up to

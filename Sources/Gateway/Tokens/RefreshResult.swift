@@ -1,0 +1,73 @@
+import HTTP
+import Modgud
+import Observability
+import Sessions
+
+/// What one refresh attempt came to.
+enum RefreshResult: Sendable {
+    /// The session (as stored now) holds a usable token for the audience.
+    case fresh(Session)
+    /// The session has ended.
+    case ended
+    /// Modgud answered 429.
+    case rateLimited(ModgudReply)
+    /// Modgud unreachable, failing or slow; the session stays.
+    case unavailable
+    /// The session store did not answer.
+    case storeUnavailable
+    /// Modgud refused a token for this audience (`invalid_target`, …).
+    case refused
+
+    /// What waiters on other instances are told.
+    var signal: RefreshSignal? {
+        switch self {
+        case .fresh: .refreshed
+        case .ended: .ended
+        case .rateLimited(let reply):
+            .rateLimited(retryAfter: reply.rateLimit?.retryAfterSeconds ?? Int(reply.headers["Retry-After"] ?? "") ?? 1,
+                         body: reply.body)
+        case .unavailable: .unavailable
+        case .storeUnavailable, .refused: nil
+        }
+    }
+}
+
+/// The refresh metrics.
+struct RefreshMetrics: Sendable {
+    let outcomes: Counter
+    let successorHits: Counter
+    let wait: Histogram
+
+    init(_ registry: MetricsRegistry) {
+        outcomes = registry.counter("bff_refresh_total", help: "Token refreshes by outcome class.", labels: ["outcome"])
+        successorHits = registry.counter(
+            "bff_refresh_successor_hits_total",
+            help: "Requests that used tokens another request refreshed (local: same instance; store: read from the store).",
+            labels: ["source"])
+        wait = registry.histogram("bff_refresh_wait_seconds",
+                                  help: "Time a request spent getting a refreshed token (lock wait included).",
+                                  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20])
+    }
+}
+
+/// An answer produced deep in a handler that goes to the browser as it is
+/// (a relayed 429).
+struct RelayedAnswer: Error, Sendable {
+    let response: HTTPResponse
+
+    init(_ response: HTTPResponse) {
+        self.response = response
+    }
+}
+
+extension GatewayError {
+    /// Modgud could not be asked for a token (down, failing or slow); the
+    /// session stays.
+    static let tokenUnavailable = GatewayError(.serviceUnavailable, "upstream_unavailable",
+                                               "The identity server cannot issue a token right now; try again shortly.",
+                                               headers: ["Retry-After": "5"])
+
+    static func sessionExpired(cookie: String) -> GatewayError {
+        GatewayError(.unauthorized, "session_expired", "The session has ended; sign in again.", headers: ["Set-Cookie": cookie])
+    }
+}
