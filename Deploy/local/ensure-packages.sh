@@ -25,10 +25,14 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if [ "$role" = test ] && ! python3 -c "import playwright" >/dev/null 2>&1; then
-    echo "installing: playwright (PyPI)"
-    python3 -m pip install -q playwright >/dev/null 2>&1 \
-        || python3 -m pip install -q --break-system-packages playwright >/dev/null
+# The version the browser tests were written against (Debian 12's chromium
+# is newer than it needs: Chrome 129+ for WebAuthn's JSON helpers).
+playwright_version=1.65.2
+if [ "$role" = test ] && [ "$(python3 -c 'import importlib.metadata as m; print(m.version("playwright"))' 2>/dev/null)" != "$playwright_version" ]; then
+    echo "installing: playwright==$playwright_version (PyPI)"
+    # Debian's own python3 is externally managed: retry with the override.
+    python3 -m pip install -q "playwright==$playwright_version" >/dev/null 2>&1 \
+        || python3 -m pip install -q --break-system-packages "playwright==$playwright_version" >/dev/null
 fi
 
 # Swift lives in /opt/swift on these machines; make sure it is found.

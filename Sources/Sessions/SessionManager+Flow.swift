@@ -32,8 +32,9 @@ extension SessionManager {
     /// Takes (reads and deletes, atomically) the flow state this browser's
     /// flow cookie names: a second take of the same cookie finds nothing.
     /// State that `accepts` refuses (another flow's, a request that does
-    /// not fit it) is put back as it was and reported `.notFound`: a stray
-    /// request changes nothing. The caller also sends `expiringFlowCookie()`.
+    /// not fit it) is only looked at, never taken, and reported `.notFound`:
+    /// a stray request changes nothing. The caller also sends
+    /// `expiringFlowCookie()`.
     public func takeFlow(cookieHeader: String?, where accepts: (FlowState) -> Bool = { _ in true })
         async throws(SessionError) -> SessionLookup<FlowState> {
         guard let header = cookieHeader,
@@ -41,20 +42,27 @@ extension SessionManager {
         else { return .noCookie }
         guard let handle = try derive({ () throws(CryptoError) in try RecordScheme.flow.handle(cookieValue: value) })
         else { return .malformedCookie }
-        guard let record = try await call({ () async throws(SessionStoreError) in try await store.take(handle.storeKey) })
+        // Look first: a flow this request does not fit stays where it is.
+        guard let seen = try await call({ () async throws(SessionStoreError) in try await store.load(handle.storeKey, touch: nil) })
         else { return .notFound }
+        let lookup = openFlow(seen, handle: handle)
+        guard case .found(let state) = lookup else { return lookup }
+        guard accepts(state) else { return .notFound }
+        // Then take: of two requests that fit, one gets it. Flow records
+        // are never rewritten under a key, so what is taken is what was seen.
+        guard let taken = try await call({ () async throws(SessionStoreError) in try await store.take(handle.storeKey) }),
+              taken == seen
+        else { return .notFound }
+        return .found(state)
+    }
+
+    /// The flow state in `record`, checked: sealed for this cookie, intact,
+    /// not expired.
+    private func openFlow(_ record: StoredRecord, handle: RecordHandle) -> SessionLookup<FlowState> {
         guard let plaintext = RecordScheme.flow.open(record, handle: handle),
               let state = FlowState(decoding: plaintext), state.expiresAt == record.absoluteExpiry
         else { return .tampered }
-        let now = clock.unixMilliseconds()
-        guard state.expiresAt > now else { return .expired }
-        guard accepts(state) else {
-            let remaining = Duration.milliseconds(Int64(clamping: state.expiresAt - now))
-            try await call { () async throws(SessionStoreError) in
-                try await store.save(handle.storeKey, record: record, ttl: remaining)
-            }
-            return .notFound
-        }
+        guard state.expiresAt > clock.unixMilliseconds() else { return .expired }
         return .found(state)
     }
 

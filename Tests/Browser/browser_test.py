@@ -31,6 +31,7 @@ import base64
 import hashlib
 import hmac
 import json
+import shutil
 import socket
 import struct
 import subprocess
@@ -92,6 +93,12 @@ def main() -> int:
     binaries = (Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / ".build" / "debug").resolve()
     work = Path(tempfile.mkdtemp(prefix="bff-browser-"))
     work.chmod(0o755)
+    # The pages go where nginx's workers (user nobody when run as root) can
+    # read them, whatever the checkout's permissions.
+    www = work / "www"
+    shutil.copytree(WWW, www)
+    for path in [www, *www.iterdir()]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
     redis_port, sim_port, gateway_port, admin_port, front_port = (free_port() for _ in range(5))
     origin = f"http://localhost:{front_port}"
     processes: list[subprocess.Popen] = []
@@ -131,7 +138,7 @@ http {{
     types {{ text/html html; }}
     server {{
         listen 127.0.0.1:{front_port};
-        root {WWW};
+        root {www};
         location /bff/ {{
             proxy_pass http://127.0.0.1:{gateway_port};
             proxy_http_version 1.1;
@@ -143,7 +150,8 @@ http {{
     }}
 }}
 """)
-        nginx = start(["nginx", "-p", str(work), "-c", str(work / "nginx.conf")], "nginx")
+        nginx_binary = shutil.which("nginx") or "/usr/sbin/nginx"   # /usr/sbin is not on every PATH
+        nginx = start([nginx_binary, "-p", str(work), "-c", str(work / "nginx.conf")], "nginx")
         for port, process, name in ((redis_port, redis, "redis-server"), (sim_port, sim, "modgud-sim"),
                                     (gateway_port, gateway, "modgud-bff"), (front_port, nginx, "nginx")):
             wait_for_port(port, process, name)

@@ -306,26 +306,29 @@ struct RefreshTests {
         await fixture.stop()
     }
 
-    /// A 502 comes from a proxy in front of Modgud, which may have lost an
-    /// answer Modgud gave: 503 for the browser, the session stays, and the
-    /// mark stays with it; a 503 from Modgud itself redeemed nothing.
-    @Test func badGatewayAnswerKeepsTheMark() async throws {
+    /// A 504 comes from a proxy in front of Modgud that gave up waiting for
+    /// an answer Modgud may have given: 503 for the browser, the session
+    /// stays, and the mark stays with it; a 502 or a 503 redeemed nothing.
+    @Test func gatewayTimeoutAnswerKeepsTheMark() async throws {
         let fixture = try await RefreshFixture.start()
         let simulator = fixture.harness.simulator
         fixture.lifetime(3600)
-        simulator.injectFault(path: "/connect/token", count: 1, .status(502))
+        simulator.injectFault(path: "/connect/token", count: 1, .status(504))
         let failed = try await fixture.get()
         #expect(failed.status == 503)
         #expect(failed.header("Retry-After") != nil)
         let kept = try #require(try await fixture.tokens(), "the session stays")
         #expect(kept.refreshOutcomeUnknownSince != nil)
 
-        let other = try await RefreshFixture.start()
-        other.lifetime(3600)
-        other.harness.simulator.injectFault(path: "/connect/token", count: 1, .status(503))
-        #expect(try await other.get().status == 503)
-        #expect(try await other.tokens()?.refreshOutcomeUnknownSince == nil)
-        await other.stop()
+        for status in [502, 503] {
+            let other = try await RefreshFixture.start()
+            other.lifetime(3600)
+            other.harness.simulator.injectFault(path: "/connect/token", count: 1, .status(status))
+            #expect(try await other.get().status == 503)
+            #expect(try await other.tokens()?.refreshOutcomeUnknownSince == nil, "\(status): the mark is cleared")
+            #expect(try await other.get().status == 200, "\(status): the next request refreshes")
+            await other.stop()
+        }
         await fixture.stop()
     }
 

@@ -219,9 +219,10 @@ public final class RefreshCoordinator: Sendable {
         }
         let now = sessions.now
         if let since = current.data.tokens.refreshOutcomeUnknownSince {
-            // A mark from the future (another instance's clock runs ahead)
-            // counts as too old: nothing tells how long ago it was sent.
-            let elapsed = now >= since ? now - since : UInt64.max
+            // A mark from the future: within a second, another instance's
+            // clock runs a little ahead (sent just now); beyond, nothing
+            // tells how long ago it was sent, so it counts as too old.
+            let elapsed = now >= since ? now - since : (since - now <= 1_000 ? 0 : UInt64.max)
             let leeway = UInt64(max(0, settings.reuseLeeway.wholeMilliseconds))
             guard elapsed < leeway else {
                 // Sending it again could be a replay, which revokes the whole
@@ -270,10 +271,12 @@ public final class RefreshCoordinator: Sendable {
         // itself, the token is still good.
         let error = reply.oauthError ?? "unknown"
         let rejected = error == "invalid_grant" || error == "invalid_client"
-        // 502 and 504 come from a proxy in front of Modgud, which may have
-        // lost an answer Modgud gave: the token may be spent, so the mark stays.
-        let relayedByProxy = reply.status.code == 502 || reply.status.code == 504
-        if markedHere, !rejected, !relayedByProxy { await clearPending(pending) }
+        // A 504 comes from a proxy in front of Modgud that gave up waiting:
+        // Modgud may have redeemed the token, so the mark stays. (A 502 is a
+        // proxy that could not get an answer started, most often could not
+        // connect: treated as not redeemed, like Modgud's own 5xx.)
+        let proxyTimedOut = reply.status.code == 504
+        if markedHere, !rejected, !proxyTimedOut { await clearPending(pending) }
         if reply.isRateLimited {
             metrics.outcomes.increment(["rate_limited"])
             return .rateLimited(reply)
