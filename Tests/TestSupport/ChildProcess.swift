@@ -1,3 +1,4 @@
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -54,5 +55,15 @@ public enum ChildProcess {
         }
         guard result == 0 else { throw SpawnError(errno: result) }
         return pid
+    }
+
+    /// Reaps `pid` on a thread of its own (waitpid blocks, and must never
+    /// run on the cooperative pool), then calls `exited`.
+    public static func reap(_ pid: pid_t, exited: @escaping @Sendable () -> Void) {
+        DispatchQueue(label: "child-process.wait").async {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            exited()
+        }
     }
 }

@@ -84,12 +84,7 @@ public final class RedisServer: Sendable {
             throw RedisServerError.spawnFailed(errno: error.errno)
         }
         let exit = ExitSignal()
-        // Reap the child on a thread of its own (waitpid blocks; see `blocking`).
-        DispatchQueue(label: "redis-server.wait").async {
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            exit.fire()
-        }
+        ChildProcess.reap(pid) { exit.fire() }
         running.withLock { $0 = RunningServer(pid: pid, exit: exit) }
         let port = self.port
         let answered = await Self.blocking { Self.waitForPing(port: port, timeout: 10) }

@@ -133,11 +133,7 @@ final class NginxFront: Sendable {
             throw NginxFrontError.spawnFailed(errno: error.errno)
         }
         let exit = ExitFlag()
-        DispatchQueue(label: "nginx.wait").async {
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            exit.set()
-        }
+        ChildProcess.reap(pid) { exit.set() }
         let front = NginxFront(port: port, directory: directory, certificate: certificate, indexHTML: indexHTML,
                                pid: pid, exit: exit)
         let deadline = ContinuousClock.now + .seconds(10)

@@ -136,12 +136,7 @@ final class GatewayProcess: Sendable {
             throw GatewayProcessError.spawnFailed(errno: error.errno)
         }
         let process = GatewayProcess(pid: pid, logPath: logPath)
-        // Reap the child on a thread of its own: waitpid blocks.
-        DispatchQueue(label: "gateway-process.wait").async { [weak process] in
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            process?.exited.withLock { $0 = true }
-        }
+        ChildProcess.reap(pid) { [weak process] in process?.exited.withLock { $0 = true } }
         return process
     }
 
