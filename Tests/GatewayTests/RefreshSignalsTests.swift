@@ -1,4 +1,5 @@
 import Testing
+import HTTP
 @testable import Gateway
 
 @Suite("Refresh signals: waiters")
@@ -35,5 +36,25 @@ struct RefreshSignalsTests {
         await signals.publish("refresh:two", .refreshed)
         #expect(await unrelated.next(timeout: .milliseconds(50)) == nil, "another session's signal never wakes it")
         unrelated.cancel()
+    }
+
+    /// A 429 travels to other instances' waiters whole: its Retry-After,
+    /// RateLimit-* and Content-Type fields and its body, byte for byte.
+    @Test func aRateLimitSignalCarriesThe429Whole() throws {
+        let body = Array(#"{"error":"rate_limited","policy":"token","dimension":"client","retryAfterSeconds":7}"#.utf8)
+        var headers = HTTPHeaders()
+        headers.add("Retry-After", "7")
+        headers.add("RateLimit-Policy", #""token";q=100;w=60"#)
+        headers.add("RateLimit", #""token";r=0;t=7"#)
+        headers.add("Content-Type", "application/json; charset=utf-8")
+        let signal = RefreshSignal.rateLimited(headers: headers, body: body)
+        let encoded = signal.encoded
+        #expect(!encoded.contains("\n"), "one line")
+        #expect(RefreshSignal(encoded: Substring(encoded)) == signal)
+        for other in [RefreshSignal.refreshed, .ended, .unavailable] {
+            #expect(RefreshSignal(encoded: Substring(other.encoded)) == other)
+        }
+        #expect(RefreshSignal(encoded: "rate_limited {not json") == nil)
+        #expect(RefreshSignal(encoded: #"rate_limited {"headers":[["Retry-After"]],"body":""}"#) == nil)
     }
 }

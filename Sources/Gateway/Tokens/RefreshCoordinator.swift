@@ -173,10 +173,8 @@ public final class RefreshCoordinator: Sendable {
             }
             current = successor
             switch signal {
-            case .rateLimited(let retryAfter, let body)?:
-                return .rateLimited(ModgudReply(status: .tooManyRequests,
-                                                headers: ["Retry-After": String(max(1, retryAfter)), "Content-Type": "application/json"],
-                                                body: body))
+            case .rateLimited(let headers, let body)?:
+                return .rateLimited(ModgudReply(status: .tooManyRequests, headers: headers, body: body))
             case .unavailable?: return .unavailable
             case .ended?: return .ended
             case .refreshed?, nil: break   // another audience, or not done yet

@@ -24,8 +24,7 @@ enum RefreshResult: Sendable {
         case .fresh: .refreshed
         case .ended: .ended
         case .rateLimited(let reply):
-            .rateLimited(retryAfter: reply.rateLimit?.retryAfterSeconds ?? Int(reply.headers["Retry-After"] ?? "") ?? 1,
-                         body: reply.body)
+            .rateLimited(headers: HTTPHeaders(reply.headers.filter { ModgudRelay.isRateLimitHeader($0.name) }), body: reply.body)
         case .unavailable: .unavailable
         case .storeUnavailable, .refused: nil
         }

@@ -1,3 +1,5 @@
+import Core
+import HTTP
 import Redis
 import Synchronization
 
@@ -168,30 +170,44 @@ enum RefreshSignal: Sendable, Equatable {
     case refreshed
     /// The session ended (Modgud refused the refresh token).
     case ended
-    /// Modgud answered 429: waiters answer 429 too, with the same wait,
+    /// Modgud answered 429: waiters answer with the same 429 (its
+    /// Retry-After, RateLimit-* and Content-Type fields and its body)
     /// rather than ask again.
-    case rateLimited(retryAfter: Int, body: [UInt8])
+    case rateLimited(headers: HTTPHeaders, body: [UInt8])
     /// Modgud could not be asked or did not answer; the session stays.
     case unavailable
 
+    /// One line of text: `refreshed`, `ended`, `unavailable`, or
+    /// `rate_limited {"headers":[[name,value],…],"body":"…"}`.
     var encoded: String {
         switch self {
         case .refreshed: "refreshed"
         case .ended: "ended"
-        case .rateLimited(let retryAfter, let body): "rate_limited \(retryAfter) " + String(decoding: body, as: UTF8.self)
+        case .rateLimited(let headers, let body):
+            "rate_limited " + JSON.object([
+                "headers": .array(headers.map { .array([.string($0.name), .string($0.value)]) }),
+                "body": .string(String(decoding: body, as: UTF8.self)),
+            ]).serializedString
         case .unavailable: "unavailable"
         }
     }
 
     init?(encoded text: Substring) {
-        let parts = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
         switch parts.first {
         case "refreshed": self = .refreshed
         case "ended": self = .ended
         case "unavailable": self = .unavailable
         case "rate_limited":
-            guard parts.count == 3, let seconds = Int(parts[1]), seconds >= 0 else { return nil }
-            self = .rateLimited(retryAfter: seconds, body: Array(parts[2].utf8))
+            guard parts.count == 2, let json = try? JSON.parse(String(parts[1])),
+                  let fields = json["headers"]?.arrayValue, let body = json["body"]?.stringValue else { return nil }
+            var headers = HTTPHeaders()
+            for field in fields {
+                guard let pair = field.arrayValue, pair.count == 2, let name = pair[0].stringValue,
+                      let value = pair[1].stringValue else { return nil }
+                headers.add(name, value)
+            }
+            self = .rateLimited(headers: headers, body: Array(body.utf8))
         default: return nil
         }
     }
