@@ -87,7 +87,7 @@ public final class RedisServer: Sendable {
         ChildProcess.reap(pid) { exit.fire() }
         running.withLock { $0 = RunningServer(pid: pid, exit: exit) }
         let port = self.port
-        let answered = await Self.blocking { Self.waitForPing(port: port, timeout: 10) }
+        let answered = await TestSupport.blocking { Self.waitForPing(port: port, timeout: 10) }
         guard answered else {
             await end(signal: SIGKILL)
             throw RedisServerError.didNotStart(log: (try? String(contentsOfFile: directory + "/redis.log", encoding: .utf8)) ?? "")
@@ -158,12 +158,6 @@ public final class RedisServer: Sendable {
     private static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue(label: "redis-server.blocking").async { continuation.resume(with: Result { try body() }) }
-        }
-    }
-
-    private static func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            DispatchQueue(label: "redis-server.blocking").async { continuation.resume(returning: body()) }
         }
     }
 }

@@ -202,13 +202,6 @@ final class NginxFront: Sendable {
             return status & 0x7F == 0 ? (status >> 8) & 0xFF : -1
         }
     }
-
-    /// Blocking work on a serial queue of its own (never the cooperative pool).
-    private static func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            DispatchQueue(label: "nginx-front.blocking").async { continuation.resume(returning: body()) }
-        }
-    }
 }
 
 private final class ExitFlag: Sendable {
