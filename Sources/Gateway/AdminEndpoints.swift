@@ -19,10 +19,9 @@ public struct AdminEndpoints: Sendable {
     }
 
     public func register(in router: inout Router) {
-        router.add(.get, "/healthz") { _, _ in
-            HTTPResponse(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
-                         bytes: JSON.object(["status": "ok"]).serialized)
-        }
+        let alive = HTTPResponse(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
+                                 bytes: JSON.object(["status": "ok"]).serialized)
+        router.add(.get, "/healthz") { _, _ in alive }
         router.add(.get, "/readyz") { _, _ in await readiness() }
         router.add(.get, "/metrics") { _, _ in
             beforeScrape()

@@ -42,7 +42,7 @@ public struct Router: Sendable {
     private(set) var routes: [Route] = []
     /// Routes without parameters or prefixes, by exact path: the common
     /// case, answered without splitting the path.
-    private var literal: [String: [Route]] = [:]
+    private var literal: [Substring: [Route]] = [:]
 
     public init() {}
 
@@ -62,13 +62,13 @@ public struct Router: Sendable {
                           options: options, responder: responder)
         routes.append(route)
         if !isPrefix, !segments.contains(where: { if case .parameter = $0 { true } else { false } }) {
-            literal["/" + segments.map { if case .literal(let part) = $0 { String(part) } else { "" } }.joined(separator: "/"),
-                    default: []].append(route)
+            let path = "/" + segments.map { if case .literal(let part) = $0 { String(part) } else { "" } }.joined(separator: "/")
+            literal[Substring(path), default: []].append(route)
         }
     }
 
     public func match(_ method: HTTPMethod, path: Substring) -> Match {
-        if let exact = literal[String(path)],
+        if let exact = literal[path],
            let route = exact.first(where: { $0.method == method }) ?? (method == .head ? exact.first { $0.method == .get } : nil) {
             return .found(pattern: route.pattern, parameters: [:], options: route.options, responder: route.responder)
         }

@@ -6,7 +6,9 @@ import System
 final class HTTPConnection: EventLoopHandler {
     let fd: Int32
     let peer: SocketAddress?
-    unowned let owner: ServerLoopState
+    /// Strong: the owner drops the connection when it closes, which ends
+    /// the cycle, and a strong reference costs less to retain than `unowned`.
+    let owner: ServerLoopState
     var loop: EventLoop { owner.loop }
     var registration: Registration?
     var interest: EpollEvents = [.readable, .readHangup]

@@ -57,14 +57,16 @@ public struct HTTPRequestHead: Sendable, Equatable {
 
     /// The path part of the target, without the query.
     public var path: Substring {
+        // By bytes: `?` is ASCII, and a Character search would run
+        // grapheme breaking over the whole target.
         let t = target[...]
-        if let q = t.firstIndex(of: "?") { return t[..<q] }
+        if let q = t.utf8.firstIndex(of: UInt8(ascii: "?")) { return t[..<q] }
         return t
     }
 
     /// The query string after `?`, if any.
     public var query: Substring? {
-        guard let q = target.firstIndex(of: "?") else { return nil }
+        guard let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
         return target[target.index(after: q)...]
     }
 }

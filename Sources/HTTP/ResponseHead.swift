@@ -42,27 +42,48 @@ enum ResponseHead {
     }
 
     private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        guard value > 0 else { return out.append(UInt8(ascii: "0")) }
-        var digits: [UInt8] = []
+        var divisor = 1
+        while divisor <= value / 10 { divisor *= 10 }
         var rest = value
-        while rest > 0 {
-            digits.append(UInt8(ascii: "0") + UInt8(rest % 10))
-            rest /= 10
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
         }
-        out.append(contentsOf: digits.reversed())
     }
 
-    private static let serverOwned = ["content-length", "transfer-encoding", "connection", "keep-alive", "date"]
-    /// Lengths of the server-owned names, to skip the comparison for most fields.
-    private static let serverOwnedLengths: Set<Int> = Set(serverOwned.map(\.utf8.count))
-
+    /// Whether a handler's field may be written: a token-ish name that is
+    /// not one the server owns, and a value that cannot split the response.
     private static func isSendable(_ field: HTTPField) -> Bool {
-        guard !field.name.isEmpty else { return false }
-        if serverOwnedLengths.contains(field.name.utf8.count) {
-            for name in serverOwned where field.name.equalsIgnoringASCIICase(name) { return false }
+        var name = field.name, value = field.value
+        return name.withUTF8 { name in
+            guard !name.isEmpty, !isServerOwned(name) else { return false }
+            for byte in name where byte <= 0x20 || byte == 0x3A || byte >= 0x7F { return false }
+            return true
+        } && value.withUTF8 { value in
+            for byte in value where byte == 0x0D || byte == 0x0A || byte == 0 { return false }
+            return true
         }
-        for byte in field.name.utf8 where byte <= 0x20 || byte == 0x3A || byte >= 0x7F { return false }
-        for byte in field.value.utf8 where byte == 0x0D || byte == 0x0A || byte == 0 { return false }
+    }
+
+    private static func isServerOwned(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        switch name.count {
+        case 4: equalsLowercase(name, "date")
+        case 10: equalsLowercase(name, "connection") || equalsLowercase(name, "keep-alive")
+        case 14: equalsLowercase(name, "content-length")
+        case 17: equalsLowercase(name, "transfer-encoding")
+        default: false
+        }
+    }
+
+    /// `bytes` equals the lowercase ASCII `name`, ignoring ASCII case.
+    private static func equalsLowercase(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
+        guard bytes.count == name.utf8CodeUnitCount else { return false }
+        let expected = name.utf8Start
+        for index in 0..<bytes.count {
+            let byte = bytes[index], wanted = expected[index]
+            guard byte == wanted || (byte >= 0x41 && byte <= 0x5A && byte | 0x20 == wanted) else { return false }
+        }
         return true
     }
 }

@@ -70,7 +70,9 @@ final class ServerLoopState: EventLoopHandler {
         guard !acceptPaused, let registration = listenerRegistration else { return }
         acceptPaused = true
         loop.modify(registration, fd: listenerFD, for: [])
-        if let delay { loop.schedule(after: delay) { [weak self] in self?.resumeAccepting() } }
+        // Strong captures here and below: a weak reference would give this
+        // object a side table and put every retain of it on the slow path.
+        if let delay { loop.schedule(after: delay) { self.resumeAccepting() } }
     }
 
     private func resumeAccepting() {
@@ -89,8 +91,7 @@ final class ServerLoopState: EventLoopHandler {
     // MARK: Deadlines
 
     private func scheduleSweep() {
-        sweepTimer = loop.schedule(after: configuration.sweepInterval) { [weak self] in
-            guard let self else { return }
+        sweepTimer = loop.schedule(after: configuration.sweepInterval) {
             let now = self.loop.now
             for connection in Array(self.connections.values) { connection.checkDeadlines(now: now) }
             self.scheduleSweep()

@@ -8,14 +8,14 @@ public final class Counter: Sendable, MetricFamily {
     public let help: String
     public let labelNames: [String]
     static var typeName: String { "counter" }
-    private let series: Mutex<[[String]: Double]>
+    private let series: Mutex<SeriesTable<Double>>
 
     init(name: String, help: String, labelNames: [String]) {
         self.name = name
         self.help = help
         self.labelNames = labelNames
         // An unlabelled counter exists, at zero, from the start.
-        self.series = Mutex(labelNames.isEmpty ? [[]: 0] : [:])
+        self.series = Mutex(SeriesTable(unlabelled: labelNames.isEmpty ? 0 : nil))
     }
 
     /// Adds `amount` (default 1) to the series named by `labelValues`, one
@@ -26,7 +26,7 @@ public final class Counter: Sendable, MetricFamily {
         checkArity(labelValues)
         assert(amount >= 0, "counter \(name) cannot go down")
         guard amount >= 0 else { return }
-        series.withLock { $0[labelValues, default: 0] += amount }
+        series.withLock { $0.update(labelValues, default: 0) { $0 += amount } }
     }
 
     /// The current value of one series (zero if never incremented).
@@ -35,10 +35,8 @@ public final class Counter: Sendable, MetricFamily {
     }
 
     func renderSamples(into output: inout String) {
-        let snapshot = series.withLock { $0 }
-        for labelValues in snapshot.keys.sorted(by: labelValuesPrecede) {
-            PrometheusText.appendSample(name, labelNames: labelNames, labelValues: labelValues,
-                                        value: snapshot[labelValues]!, to: &output)
+        for (labelValues, value) in series.withLock({ $0.sorted() }) {
+            PrometheusText.appendSample(name, labelNames: labelNames, labelValues: labelValues, value: value, to: &output)
         }
     }
 }

@@ -7,26 +7,26 @@ public final class Gauge: Sendable, MetricFamily {
     public let help: String
     public let labelNames: [String]
     static var typeName: String { "gauge" }
-    private let series: Mutex<[[String]: Double]>
+    private let series: Mutex<SeriesTable<Double>>
 
     init(name: String, help: String, labelNames: [String]) {
         self.name = name
         self.help = help
         self.labelNames = labelNames
         // An unlabelled gauge exists, at zero, from the start.
-        self.series = Mutex(labelNames.isEmpty ? [[]: 0] : [:])
+        self.series = Mutex(SeriesTable(unlabelled: labelNames.isEmpty ? 0 : nil))
     }
 
     /// Sets the series named by `labelValues` to `value`.
     public func set(_ labelValues: [String] = [], to value: Double) {
         checkArity(labelValues)
-        series.withLock { $0[labelValues] = value }
+        series.withLock { $0.update(labelValues, default: 0) { $0 = value } }
     }
 
     /// Adds `amount` (default 1).
     public func increment(_ labelValues: [String] = [], by amount: Double = 1) {
         checkArity(labelValues)
-        series.withLock { $0[labelValues, default: 0] += amount }
+        series.withLock { $0.update(labelValues, default: 0) { $0 += amount } }
     }
 
     /// Subtracts `amount` (default 1).
@@ -40,10 +40,8 @@ public final class Gauge: Sendable, MetricFamily {
     }
 
     func renderSamples(into output: inout String) {
-        let snapshot = series.withLock { $0 }
-        for labelValues in snapshot.keys.sorted(by: labelValuesPrecede) {
-            PrometheusText.appendSample(name, labelNames: labelNames, labelValues: labelValues,
-                                        value: snapshot[labelValues]!, to: &output)
+        for (labelValues, value) in series.withLock({ $0.sorted() }) {
+            PrometheusText.appendSample(name, labelNames: labelNames, labelValues: labelValues, value: value, to: &output)
         }
     }
 }

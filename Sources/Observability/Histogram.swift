@@ -14,7 +14,7 @@ public final class Histogram: Sendable, MetricFamily {
     /// The finite upper bounds, ascending; `+Inf` is implied.
     public let buckets: [Double]
     static var typeName: String { "histogram" }
-    private let series: Mutex<[[String]: Series]>
+    private let series: Mutex<SeriesTable<Series>>
 
     struct Series {
         /// Observations per bucket, not cumulative; the last slot is `+Inf`.
@@ -30,7 +30,7 @@ public final class Histogram: Sendable, MetricFamily {
         self.help = help
         self.labelNames = labelNames
         self.buckets = buckets
-        self.series = Mutex(labelNames.isEmpty ? [[]: Series(bucketCount: buckets.count)] : [:])
+        self.series = Mutex(SeriesTable(unlabelled: labelNames.isEmpty ? Series(bucketCount: buckets.count) : nil))
     }
 
     /// Records `value` in the unlabelled histogram.
@@ -45,7 +45,7 @@ public final class Histogram: Sendable, MetricFamily {
         let slot = bucketIndex(for: value)
         let bucketCount = buckets.count
         series.withLock { all in
-            all[labelValues, default: Series(bucketCount: bucketCount)].record(slot: slot, value: value)
+            all.update(labelValues, default: Series(bucketCount: bucketCount)) { $0.record(slot: slot, value: value) }
         }
     }
 
@@ -66,9 +66,7 @@ public final class Histogram: Sendable, MetricFamily {
     }
 
     func renderSamples(into output: inout String) {
-        let snapshot = series.withLock { $0 }
-        for labelValues in snapshot.keys.sorted(by: labelValuesPrecede) {
-            let entry = snapshot[labelValues]!
+        for (labelValues, entry) in series.withLock({ $0.sorted() }) {
             var cumulative: UInt64 = 0
             for (index, count) in entry.counts.enumerated() {
                 cumulative += count

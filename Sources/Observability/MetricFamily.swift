@@ -25,7 +25,33 @@ extension MetricFamily {
     }
 }
 
-/// Label sets in a stable order: element by element, then by length.
-func labelValuesPrecede(_ lhs: [String], _ rhs: [String]) -> Bool {
-    lhs.lexicographicallyPrecedes(rhs)
+/// A metric's series by label values. An unlabelled metric's one series
+/// is kept apart, so updating it hashes nothing.
+struct SeriesTable<Value> {
+    private var unlabelled: Value?
+    private var labelled: [[String]: Value] = [:]
+
+    /// `unlabelled` is the starting value of an unlabelled metric, nil for
+    /// a labelled one.
+    init(unlabelled: Value?) { self.unlabelled = unlabelled }
+
+    subscript(labelValues: [String]) -> Value? {
+        labelValues.isEmpty ? unlabelled : labelled[labelValues]
+    }
+
+    mutating func update(_ labelValues: [String], default initial: @autoclosure () -> Value, _ change: (inout Value) -> Void) {
+        if labelValues.isEmpty {
+            if unlabelled == nil { unlabelled = initial() }
+            change(&unlabelled!)
+        } else {
+            change(&labelled[labelValues, default: initial()])
+        }
+    }
+
+    /// Every series, in a stable order: label values element by element,
+    /// then by length.
+    func sorted() -> [(labelValues: [String], value: Value)] {
+        if let unlabelled { return [([], unlabelled)] }
+        return labelled.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { ($0.key, $0.value) }
+    }
 }

@@ -17,22 +17,28 @@ extension EventLoop: TaskExecutor {
     /// work cannot starve I/O; what is left runs after the next poll, which
     /// then does not block.
     func runQueuedWork() {
-        let (jobs, work) = remote.withLock { queue in
-            defer { queue.jobs.removeAll(keepingCapacity: true); queue.work.removeAll(keepingCapacity: true) }
-            return (queue.jobs, queue.work)
+        remote.withLock { queue in
+            if !queue.jobs.isEmpty {
+                localJobs.append(contentsOf: queue.jobs)
+                queue.jobs.removeAll(keepingCapacity: true)
+            }
+            if !queue.work.isEmpty {
+                localWork.append(contentsOf: queue.work)
+                queue.work.removeAll(keepingCapacity: true)
+            }
         }
-        localJobs.append(contentsOf: jobs)
-        for item in work { item() }
         var rounds = 0
         while rounds < 64, !(localJobs.isEmpty && localWork.isEmpty) {
             rounds += 1
-            let pendingWork = localWork
-            localWork.removeAll(keepingCapacity: true)
-            for item in pendingWork { item() }
-            let pendingJobs = localJobs
-            localJobs.removeAll(keepingCapacity: true)
+            // Swapped with spare buffers, so neither queue is copied or
+            // reallocated while what it held runs (and queues more).
+            swap(&localWork, &runningWork)
+            for item in runningWork { item() }
+            runningWork.removeAll(keepingCapacity: true)
+            swap(&localJobs, &runningJobs)
             let executor = asUnownedTaskExecutor()
-            for job in pendingJobs { job.runSynchronously(on: executor) }
+            for job in runningJobs { job.runSynchronously(on: executor) }
+            runningJobs.removeAll(keepingCapacity: true)
         }
     }
 }

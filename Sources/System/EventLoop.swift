@@ -9,8 +9,8 @@ import Glibc
 /// other threads reach the loop through `execute` and the task executor,
 /// which queue work and wake the loop through an eventfd.
 ///
-/// `@unchecked Sendable`: the mutable loop-thread state (`handlers`,
-/// `localJobs`, `localWork`, `timers`, `eventBuffer`) is only read or
+/// `@unchecked Sendable`: the mutable loop-thread state (`handlers`, the
+/// local job and work queues, `timers`, `eventBuffer`) is only read or
 /// written on the loop thread (checked by `assertInLoop` on every public
 /// entry to it); state shared across threads is in `remote` (a Mutex) and
 /// Atomics.
@@ -23,7 +23,9 @@ public final class EventLoop: @unchecked Sendable {
     var handlers: [UInt64: any EventLoopHandler] = [:]
     private var nextRegistration: UInt64 = 1
     var localJobs: [UnownedJob] = []
-    var localWork: [() -> Void] = []
+    var localWork: [@Sendable () -> Void] = []
+    var runningJobs: [UnownedJob] = []
+    var runningWork: [@Sendable () -> Void] = []
     var timers = TimerHeap()
     private var nextTimer: UInt64 = 1
     private var eventBuffer: [epoll_event]

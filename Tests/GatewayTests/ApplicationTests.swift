@@ -71,6 +71,18 @@ struct ApplicationTests {
         #expect(first != nil && second != nil && first != second)
     }
 
+    @Test func requestIDsAreAProcessPrefixAndAHexCounter() throws {
+        let ids = RequestIDGenerator()
+        let made = (0..<300).map { _ in ids.next() }
+        let prefix = String(made[0].prefix(17))
+        #expect(prefix.utf8.count == 17 && prefix.hasSuffix("-"))
+        #expect(prefix.dropLast().allSatisfy { "0123456789abcdef".contains($0) })
+        #expect(made.allSatisfy { $0.hasPrefix(prefix) })
+        #expect(made.map { UInt64($0.dropFirst(17), radix: 16) } == (1...300).map { UInt64($0) })
+        #expect(made[15].dropFirst(17) == "10" && made[255].dropFirst(17) == "100")
+        #expect(RequestIDGenerator().next().prefix(16) != prefix.prefix(16)) // 2⁻⁶⁴ to fail by chance
+    }
+
     @Test func accessLineNamesTheRouteNeverThePathOrQuery() async throws {
         let capture = LogCapture()
         let app = Self.app(capture: capture, metrics: MetricsRegistry())
