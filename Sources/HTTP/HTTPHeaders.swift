@@ -63,8 +63,23 @@ extension StringProtocol {
     public func equalsIgnoringASCIICase(_ other: some StringProtocol) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
+        // Over the contiguous bytes when both have them (native strings
+        // do): an indexed loop instead of two view iterators.
+        if let result = a.withContiguousStorageIfAvailable({ x in
+            b.withContiguousStorageIfAvailable { y in Self.equalIgnoringASCIICase(x, y) }
+        }), let result { return result }
         for (x, y) in zip(a, b) where x != y {
             let lx = x | 0x20, ly = y | 0x20
+            guard lx == ly, lx >= 0x61, lx <= 0x7A else { return false }
+        }
+        return true
+    }
+
+    @inlinable
+    static func equalIgnoringASCIICase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        for index in 0..<a.count where a[index] != b[index] {
+            let lx = a[index] | 0x20, ly = b[index] | 0x20
             guard lx == ly, lx >= 0x61, lx <= 0x7A else { return false }
         }
         return true

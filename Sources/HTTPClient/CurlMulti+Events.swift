@@ -89,8 +89,10 @@ extension CurlMulti {
         let generation = armedGeneration
         armedDeadline = deadline
         let now = MonotonicClock.now()
-        loop.schedule(after: .nanoseconds(Int64(deadline > now ? deadline - now : 0))) { [weak self] in
-            self?.timerFired(generation)
+        // Strong: a weak capture would put every retain of the multi on the
+        // slow path; the multi outlives a pending timer by its deadline at most.
+        loop.schedule(after: .nanoseconds(Int64(deadline > now ? deadline - now : 0))) {
+            self.timerFired(generation)
         }
     }
 

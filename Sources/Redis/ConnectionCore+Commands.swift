@@ -51,7 +51,10 @@ extension ConnectionCore {
         let now = MonotonicClock.now()
         timeoutTimerDeadline = deadline
         let delay = Duration.nanoseconds(Int64(clamping: deadline > now ? deadline - now : 0))
-        timeoutTimer = loop.schedule(after: delay) { [weak self] in self?.timeoutTimerFired() }
+        // Strong captures in this file's timers: a weak one would put every
+        // retain of the core on the slow path (a side table); a timer keeps
+        // the core alive until its deadline at most.
+        timeoutTimer = loop.schedule(after: delay) { self.timeoutTimerFired() }
     }
 
     func cancelTimeoutTimer() {
@@ -82,8 +85,8 @@ extension ConnectionCore {
         let id = nextWaiter
         nextWaiter += 1
         readyWaiters[id] = continuation
-        loop.schedule(after: timeout) { [weak self] in
-            self?.readyWaiters.removeValue(forKey: id)?.resume(returning: false)
+        loop.schedule(after: timeout) {
+            self.readyWaiters.removeValue(forKey: id)?.resume(returning: false)
         }
     }
 

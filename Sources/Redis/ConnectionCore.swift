@@ -189,7 +189,7 @@ final class ConnectionCore: HiredisContextDelegate {
         if let failure { status.notReady(because: failure) }
         failedAttempts += 1
         let delay = Self.backoff(attempt: failedAttempts, range: configuration.reconnectBackoff)
-        let timer = loop.schedule(after: delay) { [weak self] in self?.reconnectTimerFired() }
+        let timer = loop.schedule(after: delay) { self.reconnectTimerFired() }
         phase = .waiting(timer: timer)
     }
 

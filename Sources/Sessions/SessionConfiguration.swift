@@ -33,6 +33,10 @@ public struct SessionConfiguration: Sendable, Hashable {
     /// create/update (`SessionError.recordTooLarge`). Default 16 KiB; a
     /// realistic record is about 1.3 KB (Docs/sessions.md).
     public var maxRecordBytes: Int
+    /// How many recently served sessions each manager remembers in memory
+    /// (their derived keys and last opened record, see `SessionMemo`); 0
+    /// turns the memory off. Default 1,024 (about 4 MB at most).
+    public var rememberedSessions: Int
 
     /// The defaults, overridable one by one.
     public init(
@@ -43,7 +47,8 @@ public struct SessionConfiguration: Sendable, Hashable {
         flowLifetime: Duration = .seconds(10 * 60),
         keyPrefix: String = "bff:",
         cookieLifetime: CookieLifetime = .untilAbsoluteExpiry,
-        maxRecordBytes: Int = 16 * 1024
+        maxRecordBytes: Int = 16 * 1024,
+        rememberedSessions: Int = 1024
     ) {
         self.cookieName = cookieName
         self.flowCookieName = flowCookieName
@@ -53,7 +58,14 @@ public struct SessionConfiguration: Sendable, Hashable {
         self.keyPrefix = keyPrefix
         self.cookieLifetime = cookieLifetime
         self.maxRecordBytes = maxRecordBytes
+        self.rememberedSessions = rememberedSessions
     }
+
+    /// A lookup renews the idle timeout only when this process has not
+    /// renewed it for this long: a hundredth of the idle timeout, at most
+    /// a minute (18 s at the default 30 minutes). A session so ends at
+    /// most that much before a full idle timeout after its last request.
+    var touchInterval: Duration { min(idleTimeout / 100, .seconds(60)) }
 
     /// Every problem at once, as log-safe sentences; empty when valid.
     public func problems() -> [String] {

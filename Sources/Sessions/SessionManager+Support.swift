@@ -1,4 +1,7 @@
 import Core
+#if canImport(Glibc)
+import Glibc
+#endif
 import Crypto
 
 // Shared steps of the manager: opening records, sealing, error mapping,
@@ -49,13 +52,36 @@ extension SessionManager {
 
     /// Opens and decodes a session record; checks the absolute expiry.
     func open(_ record: StoredRecord, handle: RecordHandle) -> SessionLookup<Session> {
-        guard let plaintext = RecordScheme.session.open(record, handle: handle),
-              let content = SessionRecord(decoding: plaintext),
-              content.absoluteExpiresAt == record.absoluteExpiry
-        else { return .tampered }
+        var entry = SessionMemo.Entry(handle: handle)
+        return open(record, entry: &entry)
+    }
+
+    /// Opens `record` with the entry's handle, or takes the content the
+    /// entry remembers when the record is the very one it opened last; a
+    /// record that opens is remembered in `entry`.
+    func open(_ record: StoredRecord, entry: inout SessionMemo.Entry) -> SessionLookup<Session> {
+        let content: SessionRecord
+        if let opened = entry.opened, opened.record.version == record.version,
+           opened.record.absoluteExpiry == record.absoluteExpiry, Self.sameBytes(opened.record.bytes, record.bytes) {
+            content = opened.content
+        } else {
+            guard let plaintext = RecordScheme.session.open(record, handle: entry.handle),
+                  let decoded = SessionRecord(decoding: plaintext),
+                  decoded.absoluteExpiresAt == record.absoluteExpiry
+            else { return .tampered }
+            content = decoded
+            entry.opened = (record, decoded)
+        }
         guard content.absoluteExpiresAt > clock.unixMilliseconds() else { return .expired }
         return .found(Session(data: content.data, authenticatedAt: content.authenticatedAt,
-                              absoluteExpiresAt: content.absoluteExpiresAt, version: record.version, handle: handle))
+                              absoluteExpiresAt: content.absoluteExpiresAt, version: record.version, handle: entry.handle))
+    }
+
+    /// Byte equality through memcmp (`==` on arrays compares element by element).
+    static func sameBytes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        guard !a.isEmpty else { return true }
+        return a.withUnsafeBytes { x in b.withUnsafeBytes { y in memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
     }
 
     /// Seals `plaintext` into a store record, refusing oversize content.

@@ -19,6 +19,7 @@ public struct SessionManager: Sendable {
     /// The settings.
     public let configuration: SessionConfiguration
     let clock: any UnixClock
+    let memo: SessionMemo
 
     /// A manager over `store`, reading time from `clock`.
     public init(store: any SessionStore, configuration: SessionConfiguration = SessionConfiguration(),
@@ -27,6 +28,7 @@ public struct SessionManager: Sendable {
         self.store = store
         self.configuration = configuration
         self.clock = clock
+        memo = SessionMemo(capacity: configuration.rememberedSessions)
     }
 
     /// Now, in Unix milliseconds, on the clock session times are kept on.
@@ -38,13 +40,28 @@ public struct SessionManager: Sendable {
         guard let header = cookieHeader,
               let value = CookieHeader.value(named: configuration.cookieName, in: header)
         else { return .noCookie }
-        guard let handle = try derive({ () throws(CryptoError) in try RecordScheme.session.handle(cookieValue: value) })
-        else { return .malformedCookie }
-        let idle = configuration.idleTimeout
+        let cookieValue = String(Substring(value))
+        var entry: SessionMemo.Entry
+        if let remembered = memo.entry(cookieValue: cookieValue) {
+            entry = remembered
+        } else {
+            guard let handle = try derive({ () throws(CryptoError) in try RecordScheme.session.handle(cookieValue: value) })
+            else { return .malformedCookie }
+            entry = SessionMemo.Entry(handle: handle)
+        }
+        let now = clock.unixMilliseconds()
+        let touch = now &- entry.touchedAt >= UInt64(configuration.touchInterval.wholeMilliseconds)
+        let (key, idle) = (entry.handle.storeKey, configuration.idleTimeout)
         guard let record = try await call({ () async throws(SessionStoreError) in
-            try await store.load(handle.storeKey, touch: idle)
-        }) else { return .notFound }
-        return open(record, handle: handle)
+            try await store.load(key, touch: touch ? idle : nil)
+        }) else {
+            memo.forget(storeKey: key)
+            return .notFound
+        }
+        if touch { entry.touchedAt = now }
+        let found = open(record, entry: &entry)
+        memo.remember(entry, cookieValue: cookieValue)
+        return found
     }
 
     /// The live session for the `Cookie` header, or nil for every kind of
@@ -61,7 +78,8 @@ public struct SessionManager: Sendable {
         guard let record = try await call({ () async throws(SessionStoreError) in
             try await store.load(key, touch: nil)
         }) else { return .notFound }
-        return open(record, handle: session.handle)
+        var entry = SessionMemo.Entry(handle: session.handle)
+        return open(record, entry: &entry)
     }
 
     /// Starts a session for `data` under a fresh random id, always: the
@@ -129,6 +147,7 @@ public struct SessionManager: Sendable {
     /// - Returns: the `Set-Cookie` value that expires the cookie.
     public func end(_ session: Session) async throws(SessionError) -> String {
         let key = session.handle.storeKey
+        memo.forget(storeKey: key)
         let index = Self.userIndex(subject: session.data.subject)
         try await call { () async throws(SessionStoreError) in
             try await store.delete([key])

@@ -21,14 +21,19 @@ struct SessionBenchmark {
     @Test func sessionLoadVersusBareGet() async throws {
         let count = Int(ProcessInfo.processInfo.environment["BENCH_N"] ?? "") ?? 50_000
         try await withRedis { harness in
-            let manager = SessionManager(store: harness.store)
+            // The full path (no remembered session): what a first request,
+            // or one to another instance, costs. `remembering` is the repeat
+            // request to the same instance (SessionMemo).
+            let manager = SessionManager(store: harness.store, configuration: SessionConfiguration(rememberedSessions: 0))
+            let remembering = SessionManager(store: harness.store)
             let (session, setCookie) = try await manager.create(Fixtures.data(), replacing: nil)
             let header = "theme=dark; " + Fixtures.cookieHeader(setCookie) + "; lang=en"
             let client = harness.client
             let sealed = try #require(try await harness.command("HGET", "bff:s:" + session.lockName, "d").bytes)
             try await client.set(raw("bench:get"), sealed)
             let memoryHarness = MemoryHarness()
-            let memoryManager = SessionManager(store: memoryHarness.store, clock: memoryHarness.clock)
+            let memoryManager = SessionManager(store: memoryHarness.store,
+                                               configuration: SessionConfiguration(rememberedSessions: 0), clock: memoryHarness.clock)
             let memoryHeader = Fixtures.cookieHeader(try await memoryManager.create(Fixtures.data(), replacing: nil).setCookie)
             let loop = client.connections[0].loop
 
@@ -46,11 +51,13 @@ struct SessionBenchmark {
                     { guard try await memoryManager.load(cookieHeader: memoryHeader) != nil else {
                         throw SessionStoreError.unavailable
                     } },
+                    { guard try await remembering.load(cookieHeader: header) != nil else { throw SessionStoreError.unavailable } },
                 ])
             }.value
             let after = try await Self.redisBenchmark(port: harness.server.port)
             let reference = before.p50 <= after.p50 ? before : after
             let (lookup, get, script, hmget, cpu) = (results[0], results[1], results[2], results[3], results[4])
+            let remembered = results[5]
             let added = lookup.p50 - reference.p50 * 1000
             func row(_ label: String, _ p50: Double, _ p99: Double) -> String {
                 "  " + label.padding(toLength: 88, withPad: " ", startingAt: 0)
@@ -61,6 +68,8 @@ struct SessionBenchmark {
                     + "event loop; loopback redis-server; \(sealed.count)-byte sealed record",
                 row("SessionManager.load (cookie → EVALSHA load+touch → HKDF ×2 → AES-GCM open → decode)",
                     lookup.p50, lookup.p99),
+                row("SessionManager.load, session remembered (cookie → HMGET → compare; touch every 18 s)",
+                    remembered.p50, remembered.p99),
                 row("RedisSessionStore.load with touch (EVALSHA: HMGET + PEXPIRE in Lua)", script.p50, script.p99),
                 row("RedisSessionStore.load without touch (HMGET)", hmget.p50, hmget.p99),
                 row("RedisClient GET of a \(sealed.count)-byte value", get.p50, get.p99),
