@@ -18,13 +18,25 @@ public struct RouteOptions: Sendable {
 /// and `{name}` parameters (`/bff/passkeys/{id}`); a pattern ending in
 /// `/*` matches any path below it (longest literal prefix wins).
 public struct Router: Sendable {
-    struct Route: Sendable {
+    /// A class: matching walks every route, and a struct of six fields
+    /// would be copied (and each field retained) at every step.
+    final class Route: Sendable {
         let method: HTTPMethod
         let pattern: String
         let segments: [Segment]
         let prefix: Bool
         let options: RouteOptions
         let responder: Responder
+
+        init(method: HTTPMethod, pattern: String, segments: [Segment], prefix: Bool, options: RouteOptions,
+             responder: @escaping Responder) {
+            self.method = method
+            self.pattern = pattern
+            self.segments = segments
+            self.prefix = prefix
+            self.options = options
+            self.responder = responder
+        }
     }
 
     enum Segment: Sendable, Equatable {
@@ -73,17 +85,9 @@ public struct Router: Sendable {
             return .found(pattern: route.pattern, parameters: [:], options: route.options, responder: route.responder)
         }
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
-        var allowed: [HTTPMethod] = []
         var best: (route: Route, parameters: [String: String])?
-        for route in routes {
+        for route in routes where Self.serves(route, method) {
             guard let parameters = Self.bind(route, to: parts) else { continue }
-            guard route.method == method || (method == .head && route.method == .get) else {
-                for allowedMethod in route.method == .get ? [HTTPMethod.get, .head] : [route.method]
-                where !allowed.contains(allowedMethod) {
-                    allowed.append(allowedMethod)
-                }
-                continue
-            }
             if best == nil || route.segments.count > best!.route.segments.count || (best!.route.prefix && !route.prefix) {
                 best = (route, parameters)
             }
@@ -92,7 +96,20 @@ public struct Router: Sendable {
             return .found(pattern: best.route.pattern, parameters: best.parameters, options: best.route.options,
                           responder: best.route.responder)
         }
+        // No route for this method: which methods the path has, if any.
+        var allowed: [HTTPMethod] = []
+        for route in routes where Self.bind(route, to: parts) != nil {
+            for allowedMethod in route.method == .get ? [HTTPMethod.get, .head] : [route.method]
+            where !allowed.contains(allowedMethod) {
+                allowed.append(allowedMethod)
+            }
+        }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed)
+    }
+
+    /// Whether `route` answers `method` (a GET route answers HEAD too).
+    private static func serves(_ route: Route, _ method: HTTPMethod) -> Bool {
+        route.method == method || (method == .head && route.method == .get)
     }
 
     private static func bind(_ route: Route, to parts: [Substring]) -> [String: String]? {

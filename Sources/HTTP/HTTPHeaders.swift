@@ -17,26 +17,35 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     public init(_ fields: [HTTPField]) { self.fields = fields }
 
+    /// Empty, with room for `capacity` fields.
+    public init(capacity: Int) {
+        fields = []
+        fields.reserveCapacity(capacity)
+    }
+
     public init(dictionaryLiteral elements: (String, String)...) {
         fields = elements.map { HTTPField(name: $0.0, value: $0.1) }
     }
 
-    public var count: Int { fields.count }
+    // Inlinable, here and below: other modules iterate and search headers
+    // on every request, and an opaque call would go through the generic
+    // Sequence witnesses, copying each field through value witnesses.
+    @inlinable public var count: Int { fields.count }
 
-    public func makeIterator() -> IndexingIterator<[HTTPField]> { fields.makeIterator() }
+    @inlinable public func makeIterator() -> IndexingIterator<[HTTPField]> { fields.makeIterator() }
 
     /// The first value of `name`, compared case-insensitively.
-    public subscript(name: String) -> String? {
+    @inlinable public subscript(name: String) -> String? {
         for field in fields where field.name.equalsIgnoringASCIICase(name) { return field.value }
         return nil
     }
 
     /// Every value of `name`, in order.
-    public func values(_ name: String) -> [String] {
+    @inlinable public func values(_ name: String) -> [String] {
         fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
     }
 
-    public func contains(_ name: String) -> Bool { self[name] != nil }
+    @inlinable public func contains(_ name: String) -> Bool { self[name] != nil }
 
     public mutating func add(_ name: String, _ value: String) {
         fields.append(HTTPField(name: name, value: value))
@@ -75,8 +84,9 @@ extension StringProtocol {
         return true
     }
 
+    /// ASCII case-insensitive equality of two byte strings.
     @inlinable
-    static func equalIgnoringASCIICase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    public static func equalIgnoringASCIICase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         for index in 0..<a.count where a[index] != b[index] {
             let lx = a[index] | 0x20, ly = b[index] | 0x20

@@ -110,14 +110,26 @@ extension Transfer {
     private func setHeaders(_ headers: HTTPHeaders) {
         var list: UnsafeMutablePointer<curl_slist>?
         var sawExpect = false, sawAccept = false
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
         for field in headers {
             if field.name.equalsIgnoringASCIICase("Content-Length")
                 || field.name.equalsIgnoringASCIICase("Transfer-Encoding") { continue }
             if field.name.equalsIgnoringASCIICase("Expect") { sawExpect = true }
             if field.name.equalsIgnoringASCIICase("Accept") { sawAccept = true }
             // "Name;" is libcurl's spelling of a field with an empty value.
-            let line = field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
-            list = curl_slist_append(list, line)
+            // Written into one reused buffer; libcurl copies each line.
+            line.removeAll(keepingCapacity: true)
+            line.append(contentsOf: field.name.utf8)
+            if field.value.isEmpty {
+                line.append(UInt8(ascii: ";"))
+            } else {
+                line.append(UInt8(ascii: ":"))
+                line.append(UInt8(ascii: " "))
+                line.append(contentsOf: field.value.utf8)
+            }
+            line.append(0)
+            list = line.withUnsafeBytes { curl_slist_append(list, $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
         }
         if !sawExpect { list = curl_slist_append(list, "Expect:") }
         if !sawAccept { list = curl_slist_append(list, "Accept:") }

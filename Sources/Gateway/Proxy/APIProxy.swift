@@ -105,24 +105,24 @@ struct APIProxy: Sendable {
     /// Never sent upstream: hop-by-hop fields (RFC 9110 §7.6.1), the
     /// browser's credentials and CSRF proof, framing the client recomputes,
     /// and forwarding fields the gateway sets itself.
-    static let requestHeadersDropped: [String] = [
+    static let requestHeadersDropped = FieldNameSet([
         "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
         "proxy-authorization", "proxy-authenticate", "host", "content-length", "expect",
         "cookie", "x-csrf", "authorization",
         "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "forwarded", "x-real-ip", "modgud-forwarded-for",
-    ]
+    ])
 
     /// Never relayed to the browser: hop-by-hop and framing fields;
     /// `Clear-Site-Data` too: an upstream must not make the browser drop
     /// the gateway's session cookie.
-    static let responseHeadersDropped: [String] = [
+    static let responseHeadersDropped = FieldNameSet([
         "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
         "proxy-authenticate", "content-length", "clear-site-data",
-    ]
+    ])
 
     func upstreamHeaders(_ incoming: HTTPHeaders, token: Secret?, client: IPAddress) -> HTTPHeaders {
         let named = Self.connectionTokens(incoming)
-        var headers = HTTPHeaders()
+        var headers = HTTPHeaders(capacity: incoming.count + 4)
         for field in incoming where !Self.isNamed(field.name, in: Self.requestHeadersDropped, or: named) {
             headers.add(field.name, field.value)
         }
@@ -141,7 +141,7 @@ struct APIProxy: Sendable {
     func relay(_ response: HTTPClientStreamingResponse, head: Bool, extraCookies: [String],
                context: RequestContext) async throws -> HTTPResponse {
         let named = Self.connectionTokens(response.headers)
-        var headers = HTTPHeaders()
+        var headers = HTTPHeaders(capacity: response.headers.count + extraCookies.count)
         for field in response.headers where !Self.isNamed(field.name, in: Self.responseHeadersDropped, or: named) {
             if field.name.equalsIgnoringASCIICase("set-cookie"), isGatewayCookie(field.value) { continue }
             headers.add(field.name, field.value)
@@ -169,7 +169,6 @@ struct APIProxy: Sendable {
         return name == sessions.configuration.cookieName || name == sessions.configuration.flowCookieName
     }
 
-    /// The field names a `Connection` header lists, lower-cased.
     /// The field names a `Connection` header lists (hop-by-hop for this
     /// message only).
     static func connectionTokens(_ headers: HTTPHeaders) -> [Substring] {
@@ -180,11 +179,10 @@ struct APIProxy: Sendable {
         return names
     }
 
-    /// Whether `name` is one of `fixed` (lower case) or `listed`, ignoring
-    /// ASCII case. Linear, but without a lower-cased copy per field: the
-    /// lists are short and most names differ in length at once.
-    static func isNamed(_ name: String, in fixed: [String], or listed: [Substring]) -> Bool {
-        fixed.contains { name.equalsIgnoringASCIICase($0) } || listed.contains { name.equalsIgnoringASCIICase($0) }
+    /// Whether `name` is one of `fixed` or `listed`, ignoring ASCII case,
+    /// without a lower-cased copy per field.
+    static func isNamed(_ name: String, in fixed: FieldNameSet, or listed: [Substring]) -> Bool {
+        fixed.contains(name) || listed.contains { name.equalsIgnoringASCIICase($0) }
     }
 
     /// Why the part of a path after a route's prefix (and its query) must
