@@ -28,7 +28,7 @@ public struct SessionManager: Sendable {
         self.store = store
         self.configuration = configuration
         self.clock = clock
-        memo = SessionMemo(capacity: configuration.rememberedSessions)
+        memo = SessionMemo(capacity: configuration.rememberedSessions, maxUnused: configuration.idleTimeout)
     }
 
     /// Now, in Unix milliseconds, on the clock session times are kept on.
@@ -55,12 +55,12 @@ public struct SessionManager: Sendable {
         guard let record = try await call({ () async throws(SessionStoreError) in
             try await store.load(key, touch: touch ? idle : nil)
         }) else {
-            memo.forget(storeKey: key)
+            memo.forget(cookieValue: cookieValue)
             return .notFound
         }
         if touch { entry.touchedAt = now }
         let found = open(record, entry: &entry)
-        memo.remember(entry, cookieValue: cookieValue)
+        memo.remember(entry, cookieValue: cookieValue, now: now)
         return found
     }
 

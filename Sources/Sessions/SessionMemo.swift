@@ -14,40 +14,70 @@ import Synchronization
 ///
 /// The store stays the truth: every lookup still reads the record, so an
 /// ended or rotated session is seen at once. Memory only: nothing here is
-/// written anywhere. Bounded; when full, an arbitrary entry makes room.
+/// written anywhere. Bounded: when full, an arbitrary entry makes room, and
+/// entries unused for an idle timeout are dropped, so decrypted tokens of a
+/// session nobody uses do not stay in memory.
 final class SessionMemo: Sendable {
     struct Entry {
         let handle: RecordHandle
         var opened: (record: StoredRecord, content: SessionRecord)?
         /// Unix ms of the last idle renewal this process made; 0 for none.
         var touchedAt: UInt64 = 0
+        /// Unix ms of the last lookup that used it.
+        var usedAt: UInt64 = 0
+    }
+
+    private struct Table {
+        var entries: [String: Entry] = [:]
+        /// Remembers since the last sweep for unused entries.
+        var sinceSweep = 0
     }
 
     private let capacity: Int
-    private let entries = Mutex<[String: Entry]>([:])
+    private let maxUnusedMilliseconds: UInt64
+    private let table = Mutex(Table())
 
-    init(capacity: Int) { self.capacity = capacity }
+    init(capacity: Int, maxUnused: Duration) {
+        self.capacity = capacity
+        maxUnusedMilliseconds = UInt64(max(0, maxUnused.wholeMilliseconds))
+    }
 
     func entry(cookieValue: String) -> Entry? {
         guard capacity > 0 else { return nil }
-        return entries.withLock { $0[cookieValue] }
+        return table.withLock { $0.entries[cookieValue] }
     }
 
-    /// Remembers `entry` for `cookieValue`, making room when full.
-    func remember(_ entry: Entry, cookieValue: String) {
+    /// Remembers `entry` (used at `now`) for `cookieValue`, making room when
+    /// full; every `capacity` calls, drops the entries unused for too long.
+    func remember(_ entry: Entry, cookieValue: String, now: UInt64) {
         guard capacity > 0 else { return }
-        entries.withLock { table in
-            if table[cookieValue] == nil, table.count >= capacity { table.remove(at: table.startIndex) }
-            table[cookieValue] = entry
+        var entry = entry
+        entry.usedAt = now
+        table.withLock { table in
+            table.sinceSweep += 1
+            if table.sinceSweep >= capacity {
+                table.sinceSweep = 0
+                table.entries = table.entries.filter { now &- $0.value.usedAt < maxUnusedMilliseconds }
+            }
+            if table.entries[cookieValue] == nil, table.entries.count >= capacity {
+                table.entries.remove(at: table.entries.startIndex)
+            }
+            table.entries[cookieValue] = entry
         }
+    }
+
+    func forget(cookieValue: String) {
+        _ = table.withLock { $0.entries.removeValue(forKey: cookieValue) }
     }
 
     /// Forgets every entry for the record stored under `storeKey`.
     func forget(storeKey: String) {
-        entries.withLock { table in
-            for (cookieValue, entry) in table where entry.handle.storeKey == storeKey { table[cookieValue] = nil }
+        table.withLock { table in
+            for (cookieValue, entry) in table.entries where entry.handle.storeKey == storeKey {
+                table.entries[cookieValue] = nil
+            }
         }
     }
 
-    var count: Int { entries.withLock { $0.count } }
+    var count: Int { table.withLock { $0.entries.count } }
 }

@@ -78,6 +78,19 @@ struct SessionMemoTests {
         }
     }
 
+    @Test func sessionsUnusedForAnIdleTimeoutAreDropped() async throws {
+        let manager = manager(remembering: 3)
+        for _ in 0..<2 {
+            let (_, setCookie) = try await manager.create(Fixtures.data(), replacing: nil)
+            #expect(try await manager.load(cookieHeader: Fixtures.cookieHeader(setCookie)) != nil)
+        }
+        #expect(manager.memo.count == 2)
+        harness.clock.advance(by: .seconds(30 * 60 + 1))
+        let (_, setCookie) = try await manager.create(Fixtures.data(), replacing: nil)
+        #expect(try await manager.load(cookieHeader: Fixtures.cookieHeader(setCookie)) != nil) // the third remember sweeps
+        #expect(manager.memo.count == 1)
+    }
+
     @Test func loggingOutForgetsTheSession() async throws {
         let manager = manager()
         let (_, setCookie) = try await manager.create(Fixtures.data(), replacing: nil)
