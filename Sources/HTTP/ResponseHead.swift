@@ -52,38 +52,20 @@ enum ResponseHead {
         }
     }
 
+    private static let serverOwned = FieldNameSet(["content-length", "transfer-encoding", "connection", "keep-alive", "date"])
+
     /// Whether a handler's field may be written: a token-ish name that is
     /// not one the server owns, and a value that cannot split the response.
     private static func isSendable(_ field: HTTPField) -> Bool {
+        guard !serverOwned.contains(field.name) else { return false }
         var name = field.name, value = field.value
         return name.withUTF8 { name in
-            guard !name.isEmpty, !isServerOwned(name) else { return false }
+            guard !name.isEmpty else { return false }
             for byte in name where byte <= 0x20 || byte == 0x3A || byte >= 0x7F { return false }
             return true
         } && value.withUTF8 { value in
             for byte in value where byte == 0x0D || byte == 0x0A || byte == 0 { return false }
             return true
         }
-    }
-
-    private static func isServerOwned(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        switch name.count {
-        case 4: equalsLowercase(name, "date")
-        case 10: equalsLowercase(name, "connection") || equalsLowercase(name, "keep-alive")
-        case 14: equalsLowercase(name, "content-length")
-        case 17: equalsLowercase(name, "transfer-encoding")
-        default: false
-        }
-    }
-
-    /// `bytes` equals the lowercase ASCII `name`, ignoring ASCII case.
-    private static func equalsLowercase(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
-        guard bytes.count == name.utf8CodeUnitCount else { return false }
-        let expected = name.utf8Start
-        for index in 0..<bytes.count {
-            let byte = bytes[index], wanted = expected[index]
-            guard byte == wanted || (byte >= 0x41 && byte <= 0x5A && byte | 0x20 == wanted) else { return false }
-        }
-        return true
     }
 }
