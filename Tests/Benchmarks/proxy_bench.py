@@ -24,7 +24,8 @@ Two phases, each run against both proxies:
     (No open-loop tool is packaged in Debian: wrk2 is not; hey is, with a
     per-worker rate limit, but its Go client's own delay, ~1 ms at p50
     against nginx at 5,000/s, would swamp the difference measured here.)
-Then the gateway's RSS after the runs.
+Then one connection alone (wrk -t1 -c1) against each: a request's time
+through the proxy with nothing queued. Then the gateway's RSS after the runs.
 
 Usage: Tests/Benchmarks/proxy.sh [seconds-per-run=10]
 """
@@ -90,7 +91,7 @@ def main() -> int:
     # before the access token expires. The simulator's default lifetime
     # (900 s) outlasts the runs at the default length; longer runs get a
     # longer lifetime, so no run ever includes a refresh.
-    planned = 4 * seconds + 3 * 2 + 60  # four timed runs, warm-ups and calibration, start-up and slack
+    planned = 5 * seconds + 3 * 2 + 60  # the timed runs, warm-ups and calibration, start-up and slack
     lifetime = max(900, 2 * planned + REFRESH_SKEW_S)
 
     workdir = tempfile.mkdtemp(prefix="bench-proxy-")
@@ -177,6 +178,10 @@ def main() -> int:
         connections = max(1, round(connections * rate / probe["rps"]))
         paced = {name: b.wrk(url, connections, seconds, script=paced_script) for name, url in targets.items()}
 
+        # One connection, one request at a time: the time a request takes
+        # through each proxy with nothing queued.
+        single = {name: b.wrk(url, 1, max(2, seconds // 2), script=script) for name, url in targets.items()}
+
         elapsed = time.monotonic() - signed_in_at
         end_rss = b.rss_kib(gateway.pid)
     finally:
@@ -197,6 +202,7 @@ def main() -> int:
     print(f"- Access token lifetime {lifetime} s, refresh due {REFRESH_SKEW_S} s before expiry; the runs took "
           f"{elapsed:.0f} s after sign-in, so no request included a token refresh.")
     print(f"- Full load: `wrk -t1 -c{FULL_CONNECTIONS}`, after a 2 s warm-up per proxy.")
+    print(f"- One connection: `wrk -t1 -c1`, {max(2, seconds // 2)} s per proxy: a request's time with nothing queued.")
     print(f"- Half load: target {rate:.0f} requests/s (half the gateway's full-load rate). `wrk -t1 -c{connections}` "
           f"where each connection pauses a random 0-{2 * PAUSE_MS} ms after every answer (Lua `delay()`); "
           "the connection count comes from a 2 s calibration run against the gateway, and both proxies get the "
@@ -221,11 +227,14 @@ def main() -> int:
         added = paced["gateway"][key] - paced["nginx"][key]
         target = f"≤ +1 ms: {'met' if added <= 1.0 else 'MISSED'}" if key == "p99" else ""
         print(f"| half load: {key} ms | {paced['nginx'][key]:.3f} | {paced['gateway'][key]:.3f} | {added:+.3f} | {target} |")
+    for key in ("p50", "p99"):
+        print(f"| one connection: {key} ms | {single['nginx'][key]:.3f} | {single['gateway'][key]:.3f} "
+              f"| {single['gateway'][key] - single['nginx'][key]:+.3f} | |")
     for name, result in paced.items():
         if abs(result["rps"] - rate) > 0.1 * rate:
             print(f"WARNING half load, {name}: {result['rps']:.0f} requests/s, more than 10% off the {rate:.0f} targeted")
     clean = True
-    for phase, results in (("full load", full), ("half load", paced)):
+    for phase, results in (("full load", full), ("half load", paced), ("one connection", single)):
         for name, result in results.items():
             if result["non2xx"] or result["socket_errors"]:
                 clean = False
