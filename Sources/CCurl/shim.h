@@ -28,4 +28,6 @@ static inline CURLcode ccurl_easy_setopt_seek_function(CURL *h, curl_seek_callba
 static inline CURLMcode ccurl_multi_setopt_socket_function(CURLM *m, curl_socket_callback f) { return curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, f); }
 // The multi timer callback (CURLMOPT_TIMERFUNCTION), a function pointer.
 static inline CURLMcode ccurl_multi_setopt_timer_function(CURLM *m, curl_multi_timer_callback f) { return curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, f); }
+// The open-socket callback (CURLOPT_OPENSOCKETFUNCTION), a function pointer.
+static inline CURLcode ccurl_easy_setopt_opensocket_function(CURL *h, curl_opensocket_callback f) { return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, f); }
 #endif

@@ -33,3 +33,12 @@ func transferSeekCallback(_ context: UnsafeMutableRawPointer?, _ offset: curl_of
     guard origin == SEEK_SET, transfer.seek(to: offset) else { return CURL_SEEKFUNC_CANTSEEK }
     return CURL_SEEKFUNC_OK
 }
+
+/// CURLOPT_OPENSOCKETFUNCTION: libcurl's socket, opened close-on-exec in
+/// the same call, so no child process started meanwhile inherits it.
+func transferOpenSocketCallback(_ context: UnsafeMutableRawPointer?, _ purpose: curlsocktype,
+                                _ address: UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t {
+    guard let address else { return CURL_SOCKET_BAD }
+    let fd = socket(address.pointee.family, address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue), address.pointee.protocol)
+    return fd >= 0 ? fd : CURL_SOCKET_BAD
+}

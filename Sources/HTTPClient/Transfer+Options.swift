@@ -60,6 +60,8 @@ extension Transfer {
         pointer(CURLOPT_WRITEDATA, context)
         if ccurl_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION, transferHeaderCallback) != CURLE_OK { failed = true }
         pointer(CURLOPT_HEADERDATA, context)
+        // Connections opened close-on-exec (libcurl does not ask for it).
+        if ccurl_easy_setopt_opensocket_function(easy, transferOpenSocketCallback) != CURLE_OK { failed = true }
         configureMethod(request, long: long, string: string, pointer: pointer)
         setHeaders(request.headers)
         return failed ? .other(code: Int(CURLE_BAD_FUNCTION_ARGUMENT.rawValue)) : nil

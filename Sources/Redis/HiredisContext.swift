@@ -62,6 +62,8 @@ final class HiredisContext: EventLoopHandler {
             redisAsyncFree(ac)
             return .failure(.connect(text))
         }
+        // hiredis opens its socket without close-on-exec.
+        Socket.setCloseOnExec(ac.pointee.c.fd)
         let context = HiredisContext(ac: ac, loop: loop)
         do {
             context.registration = try loop.register(context.fd, for: [], handler: context)

@@ -70,6 +70,12 @@ public enum Socket {
         return address
     }
 
+    /// Marks a descriptor a library opened close-on-exec, so a child
+    /// process never inherits it (and with it, the connection).
+    public static func setCloseOnExec(_ fd: Int32) {
+        _ = retryingEINTR { fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    }
+
     public static func setNoDelay(_ fd: Int32) {
         try? setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
     }

@@ -2,6 +2,10 @@ import HTTP
 import HTTPClient
 import System
 import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite struct ConnectionTests {
     @Test func sequentialRequestsReuseOneConnection() async throws {
@@ -60,6 +64,29 @@ import Testing
             }
             #expect(client.stats.activeTransfers.load(ordering: .relaxed) == 0)
             #expect(client.stats.failures.load(ordering: .relaxed) == 0)
+        }
+        await upstream.stop()
+    }
+
+    /// Connections are opened close-on-exec (libcurl does not ask for it):
+    /// a child process started while one is pooled does not keep it open
+    /// after the client has closed it.
+    @Test func aChildProcessDoesNotInheritPooledConnections() async throws {
+        let upstream = try await Upstream.start()
+        try await withClient(loops: 1) { client, _ in
+            #expect(try await client.execute(HTTPClientRequest(url: upstream.url("/echo"))).status == .ok)
+            #expect(upstream.server.stats.openConnections.load(ordering: .relaxed) == 1)
+            let child = try ChildProcess.spawn(["/bin/sleep", "30"])
+            defer {
+                kill(child, SIGKILL)
+                ChildProcess.reap(child) {}
+            }
+            await client.shutdown()
+            for _ in 0..<150 where upstream.server.stats.openConnections.load(ordering: .relaxed) > 0 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(upstream.server.stats.openConnections.load(ordering: .relaxed) == 0,
+                    "the upstream still holds the connection: the child inherited it")
         }
         await upstream.stop()
     }
