@@ -12,7 +12,7 @@ import Crypto
 /// version and absolute expiry.
 ///
 /// Loading a session is one store round trip that also renews the idle
-/// timeout (no write per request).
+/// timeout when due (no write per request).
 public struct SessionManager: Sendable {
     /// The byte store (also used directly by the refresh lock).
     public let store: any SessionStore
@@ -34,8 +34,10 @@ public struct SessionManager: Sendable {
     /// Now, in Unix milliseconds, on the clock session times are kept on.
     public var now: UInt64 { clock.unixMilliseconds() }
 
-    /// The session the request's `Cookie` header points to, renewing its
-    /// idle timeout, or why there is none. One store round trip.
+    /// The session the request's `Cookie` header points to, or why there
+    /// is none. One store round trip, which renews the idle timeout when
+    /// this process has not for a touch interval; a session served lately
+    /// is neither derived nor decrypted again (see `SessionMemo`).
     public func lookup(cookieHeader: String?) async throws(SessionError) -> SessionLookup<Session> {
         guard let header = cookieHeader,
               let value = CookieHeader.value(named: configuration.cookieName, in: header)
