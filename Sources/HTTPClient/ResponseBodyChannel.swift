@@ -85,27 +85,35 @@ final class ResponseBodyChannel: Sendable {
     // MARK: The reader's side (any task)
 
     func next() async throws(HTTPClientError) -> [UInt8]? {
+        // What has arrived is taken at once: no cancellation handler and no
+        // continuation (a small answer is often complete before it is read).
+        if !Task.isCancelled, let ready = takeReady(orWait: nil) { return try ready.get() }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Piece, Never>) in
-                let (ready, wake) = state.withLock { s -> (Piece?, Bool) in
-                    guard let piece = s.take() else {
-                        s.waiter = continuation
-                        return (nil, false)
-                    }
-                    let wake = s.producerPaused && s.pieces.bytes < highWater / 4
-                    if wake { s.producerPaused = false }
-                    return (piece, wake)
-                }
-                if let ready {
-                    if case .success(let bytes?) = ready { stats.buffered(-bytes.count) }
-                    continuation.resume(returning: ready)
-                }
-                if wake { onDrained() }
+                if let ready = takeReady(orWait: continuation) { continuation.resume(returning: ready) }
             }
         } onCancel: {
             abandon()
         }
         return try result.get()
+    }
+
+    /// The next piece (or the end, or the failure) if there is one; else
+    /// nil, with `waiter` (when given) left to be resumed by the producer.
+    /// Resumes a paused producer once the buffer has drained enough.
+    private func takeReady(orWait waiter: CheckedContinuation<Piece, Never>?) -> Piece? {
+        let (ready, wake) = state.withLock { s -> (Piece?, Bool) in
+            guard let piece = s.take() else {
+                if let waiter { s.waiter = waiter }
+                return (nil, false)
+            }
+            let wake = s.producerPaused && s.pieces.bytes < highWater / 4
+            if wake { s.producerPaused = false }
+            return (piece, wake)
+        }
+        if case .success(let bytes?) = ready { stats.buffered(-bytes.count) }
+        if wake { onDrained() }
+        return ready
     }
 
     /// The reader gave up: the buffer is dropped, a waiting read fails with
