@@ -13,7 +13,7 @@ public struct FieldNameSet: Sendable {
         byLength = buckets
     }
 
-    public func contains(_ name: String) -> Bool {
+    public func contains(_ name: some StringProtocol) -> Bool {
         let count = name.utf8.count
         guard count < byLength.count, !byLength[count].isEmpty else { return false }
         return byLength[count].contains { candidate in

@@ -187,6 +187,7 @@ struct ProxyTests {
             ("Authorization", "Bearer browser-supplied"), ("Proxy-Authorization", "Basic cHJveHk6c2VjcmV0"),
             ("TE", "trailers"), ("Upgrade", "websocket"), ("Keep-Alive", "timeout=5"),
             ("Connection", "X-Hop-Secret"), ("X-Hop-Secret", "hop"),
+            ("Connection", "keep-alive ,x-other-hop,"), ("X-Other-Hop", "hop"),
             ("Modgud-Forwarded-For", "203.0.113.7"), ("X-Forwarded-For", "203.0.113.9"),
             ("X-Forwarded-Host", "evil.example"), ("X-Forwarded-Proto", "https"), ("Forwarded", "for=203.0.113.9"),
             ("Accept", "application/json"), ("X-Trace-Id", "trace-123"), ("Accept-Language", "de"),
@@ -201,7 +202,7 @@ struct ProxyTests {
         let seen = try #require(upstream.requests.last)
         #expect(seen.method == "POST")
         #expect(seen.target == "/base/v1/orders/7?expand=items&q=a%20b&empty=", "path after the prefix and query, exactly")
-        for name in ["Cookie", "X-CSRF", "Proxy-Authorization", "TE", "Upgrade", "Keep-Alive", "X-Hop-Secret",
+        for name in ["Cookie", "X-CSRF", "Proxy-Authorization", "TE", "Upgrade", "Keep-Alive", "X-Hop-Secret", "X-Other-Hop",
                      "Modgud-Forwarded-For", "Forwarded"] {
             #expect(seen.header(name) == nil, "\(name) must not reach the upstream")
         }

@@ -121,7 +121,7 @@ struct APIProxy: Sendable {
     ])
 
     func upstreamHeaders(_ incoming: HTTPHeaders, token: Secret?, client: IPAddress) -> HTTPHeaders {
-        let named = Self.connectionTokens(incoming)
+        let named = Self.connectionTokens(incoming, beyond: Self.requestHeadersDropped)
         var headers = HTTPHeaders(capacity: incoming.count + 4)
         for field in incoming where !Self.isNamed(field.name, in: Self.requestHeadersDropped, or: named) {
             headers.add(field.name, field.value)
@@ -140,7 +140,7 @@ struct APIProxy: Sendable {
 
     func relay(_ response: HTTPClientStreamingResponse, head: Bool, extraCookies: [String],
                context: RequestContext) async throws -> HTTPResponse {
-        let named = Self.connectionTokens(response.headers)
+        let named = Self.connectionTokens(response.headers, beyond: Self.responseHeadersDropped)
         var headers = HTTPHeaders(capacity: response.headers.count + extraCookies.count)
         for field in response.headers where !Self.isNamed(field.name, in: Self.responseHeadersDropped, or: named) {
             if field.name.equalsIgnoringASCIICase("set-cookie"), isGatewayCookie(field.value) { continue }
@@ -170,11 +170,18 @@ struct APIProxy: Sendable {
     }
 
     /// The field names a `Connection` header lists (hop-by-hop for this
-    /// message only).
-    static func connectionTokens(_ headers: HTTPHeaders) -> [Substring] {
+    /// message only) that `fixed` does not drop anyway. Usually none
+    /// (`Connection: keep-alive`), and then nothing is allocated.
+    static func connectionTokens(_ headers: HTTPHeaders, beyond fixed: FieldNameSet) -> [Substring] {
         var names: [Substring] = []
         for field in headers where field.name.equalsIgnoringASCIICase("connection") {
-            for item in field.value.split(separator: ",") { names.append(item.trimmingSpacesAndTabs) }
+            var rest = field.value[...]
+            while !rest.isEmpty {
+                let comma = rest.utf8.firstIndex(of: UInt8(ascii: ",")) ?? rest.endIndex
+                let name = rest[..<comma].trimmingSpacesAndTabs
+                if !name.isEmpty, !fixed.contains(name), !name.equalsIgnoringASCIICase("close") { names.append(name) }
+                rest = comma == rest.endIndex ? rest[comma...] : rest[rest.utf8.index(after: comma)...]
+            }
         }
         return names
     }
