@@ -7,6 +7,12 @@ import System
 /// running on one of the client's loops stays on that loop; any other goes
 /// to the loops in turn.
 ///
+/// Streams to plain `http` URLs (the API proxy's usual upstreams) go over
+/// the client's own HTTP/1.1 connections on the same loops instead
+/// (`UpstreamPool`), unless `HTTPClientConfiguration.ownPlainHTTP` is off:
+/// libcurl's per-request work (options, URL parsing, header callbacks, a
+/// liveness poll per reuse) was the largest share of a proxied request.
+///
 /// Redirects are never followed, proxies from the environment are ignored,
 /// only `http` and `https` are spoken, and TLS certificates are verified
 /// unless configured otherwise. Call `shutdown` before the loops stop.
@@ -16,6 +22,7 @@ public final class HTTPClient: Sendable {
     /// Counters for metrics.
     public let stats = HTTPClientStats()
     private let multis: [CurlMulti]
+    private let pools: [UpstreamPool]
     private let cursor = Atomic<Int>(0)
     private let nextID = Atomic<UInt64>(1)
 
@@ -30,6 +37,8 @@ public final class HTTPClient: Sendable {
             multis.append(try CurlMulti(loop: loop, configuration: configuration, stats: stats))
         }
         self.multis = multis
+        let stats = stats
+        pools = loops.map { UpstreamPool(loop: $0, configuration: configuration, stats: stats) }
     }
 
     /// Sends `request` and returns the whole response, whatever its status
@@ -63,6 +72,9 @@ public final class HTTPClient: Sendable {
     public func stream(_ request: HTTPClientRequest,
                        body: HTTPClientRequestBody?) async throws(HTTPClientError) -> HTTPClientStreamingResponse {
         try RequestValidation.check(request)
+        if configuration.ownPlainHTTP, !request.decodeContentEncoding, let target = PlainHTTPTarget(request.url) {
+            return try await streamOwn(request, target: target, body: body)
+        }
         let multi = pickMulti()
         let id = nextID.add(1, ordering: .relaxed).oldValue
         let cancelled = CancellationFlag()
@@ -81,6 +93,27 @@ public final class HTTPClient: Sendable {
         return try result.get()
     }
 
+    /// `stream` over the client's own connections.
+    private func streamOwn(_ request: HTTPClientRequest, target: PlainHTTPTarget,
+                           body: HTTPClientRequestBody?) async throws(HTTPClientError) -> HTTPClientStreamingResponse {
+        let pool = pickPool()
+        let id = nextID.add(1, ordering: .relaxed).oldValue
+        let cancelled = CancellationFlag()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: UpstreamExchange.Waiter) in
+                pool.onLoop { pool in
+                    if cancelled.isSet { return waiter.resume(returning: .failure(.cancelled)) }
+                    pool.start(id: id, target: target, request: request, body: body, waiter: waiter)
+                }
+            }
+        } onCancel: {
+            cancelled.set()
+            // Always queued, never run inline: the canceller may be anywhere.
+            pool.loop.execute { pool.cancel(id: id) }
+        }
+        return try result.get()
+    }
+
     /// Ends every running transfer with `.cancelled`, closes every pooled
     /// connection and frees libcurl's handles. Later calls fail with
     /// `.cancelled`. The loops must still be running.
@@ -88,6 +121,15 @@ public final class HTTPClient: Sendable {
         for multi in multis {
             await multi.loop.submit { multi.shutdown() }
         }
+        for pool in pools {
+            await pool.loop.submit { pool.shutdown() }
+        }
+    }
+
+    /// The calling thread's own loop's pool when it is one of ours, else the next.
+    private func pickPool() -> UpstreamPool {
+        for pool in pools where pool.loop.inLoop { return pool }
+        return pools[cursor.add(1, ordering: .relaxed).oldValue % pools.count]
     }
 
     /// The calling thread's own loop when it is one of ours, else the next.

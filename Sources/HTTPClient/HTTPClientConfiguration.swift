@@ -32,6 +32,11 @@ public struct HTTPClientConfiguration: Sendable {
     /// Bytes a stream buffers between the connection and its consumer (each
     /// way) before the transfer is paused.
     public var streamBufferBytes: Int
+    /// Whether `stream` speaks HTTP/1.1 itself over its own pooled
+    /// connections for plain `http` URLs (libcurl still serves `https`,
+    /// `execute`, and URLs it alone understands). The limits and timeouts
+    /// above apply to both.
+    public var ownPlainHTTP: Bool
 
     /// The defaults suit a call to an identity server on a private network.
     public init(connectTimeout: Duration = .seconds(2),
@@ -42,7 +47,8 @@ public struct HTTPClientConfiguration: Sendable {
                 maxConnectionsPerHost: Int? = nil,
                 maxIdleConnections: Int = 256,
                 maxIdleConnectionAge: Duration = .seconds(30),
-                streamBufferBytes: Int = 512 * 1024) {
+                streamBufferBytes: Int = 512 * 1024,
+                ownPlainHTTP: Bool = true) {
         self.connectTimeout = connectTimeout
         self.timeout = timeout
         self.maxResponseBytes = maxResponseBytes
@@ -52,5 +58,6 @@ public struct HTTPClientConfiguration: Sendable {
         self.maxIdleConnections = maxIdleConnections
         self.maxIdleConnectionAge = maxIdleConnectionAge
         self.streamBufferBytes = streamBufferBytes
+        self.ownPlainHTTP = ownPlainHTTP
     }
 }

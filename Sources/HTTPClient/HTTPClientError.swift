@@ -25,6 +25,12 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     /// The awaiting task was cancelled, the body consumer gave up, or the
     /// client was shut down.
     case cancelled
+    /// The server's answer broke HTTP/1.1 framing or syntax (the client's
+    /// own connections refuse what could desynchronise them).
+    case invalidResponse
+    /// The server closed the connection (or reset it) before the response
+    /// was complete.
+    case connectionClosed
     /// Any other libcurl failure, by its CURLcode (for example 52: the
     /// server closed the connection without answering; 56: the connection
     /// broke while receiving).
@@ -41,6 +47,8 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
         case .invalidRequest: "invalid upstream request method or header"
         case .requestBodyFailed: "request body source failed"
         case .cancelled: "upstream request cancelled"
+        case .invalidResponse: "upstream sent a malformed response"
+        case .connectionClosed: "upstream closed the connection before the response was complete"
         case .other(let code): "upstream request failed (curl code \(code))"
         }
     }
@@ -52,7 +60,7 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
         switch self {
         case .connectFailed, .tls, .invalidURL, .invalidRequest, .requestBodyFailed: false
         case .timedOut(let sent): sent
-        case .responseTooLarge, .cancelled, .other: true
+        case .responseTooLarge, .cancelled, .invalidResponse, .connectionClosed, .other: true
         }
     }
 }

@@ -150,20 +150,7 @@ final class Transfer {
 
     /// Starts pulling a streamed body from its source on this loop.
     func startPump(_ body: HTTPClientRequestBody, into channel: UploadChannel) {
-        pump = Task(executorPreference: multi.loop) {
-            var sent = 0
-            do {
-                while let piece = try await body.next() {
-                    if piece.isEmpty { continue }
-                    sent += piece.count
-                    if let length = body.length, sent > length { break }
-                    guard await channel.push(piece) else { return }
-                }
-                channel.finish(failed: body.length.map { $0 != sent } ?? false)
-            } catch {
-                channel.finish(failed: true)
-            }
-        }
+        pump = channel.startPump(from: body, on: multi.loop)
     }
 
     /// What libcurl's result means for the caller.

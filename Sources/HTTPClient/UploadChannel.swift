@@ -1,4 +1,5 @@
 import Synchronization
+import System
 
 /// The buffer between the task pulling a streamed request body from its
 /// source and the transfer's read callback (on the loop). The pump waits
@@ -56,6 +57,25 @@ final class UploadChannel: Sendable {
             if !wait { continuation.resume() }
         }
         return state.withLock { !$0.closed }
+    }
+
+    /// Pulls `body` from its source into this channel on `loop`, checking
+    /// the declared length; the transfer cancels the task when it ends.
+    func startPump(from body: HTTPClientRequestBody, on loop: EventLoop) -> Task<Void, Never> {
+        Task(executorPreference: loop) { [self] in
+            var sent = 0
+            do {
+                while let piece = try await body.next() {
+                    if piece.isEmpty { continue }
+                    sent += piece.count
+                    if let length = body.length, sent > length { break }
+                    guard await push(piece) else { return }
+                }
+                finish(failed: body.length.map { $0 != sent } ?? false)
+            } catch {
+                finish(failed: true)
+            }
+        }
     }
 
     /// The source ended (`failed` false) or threw (true).

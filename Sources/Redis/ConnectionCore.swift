@@ -84,7 +84,9 @@ final class ConnectionCore: HiredisContextDelegate {
         } else {
             phase = .resolving
             let confined = LoopConfined(self, loop: loop)
-            HostResolver.resolve(host) { result in confined.run { $0.didResolve(result) } }
+            NameResolver.resolve(host) { result in
+                confined.run { $0.didResolve(result.map(\.description).mapError { .resolve($0.description) }) }
+            }
         }
     }
 

@@ -57,6 +57,32 @@ public enum Socket {
         return (fd, SocketAddress(storage: storage))
     }
 
+    /// Starts a non-blocking, close-on-exec TCP connection to `address`
+    /// (with TCP_NODELAY). `inProgress` true: wait for writability, then
+    /// read `pendingError`.
+    public static func connect(to address: SocketAddress) throws(SystemError) -> (fd: Int32, inProgress: Bool) {
+        let family = address.ip.isIPv4 ? AF_INET : AF_INET6
+        let fd = try systemCall("socket") {
+            Glibc.socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        }
+        setNoDelay(fd)
+        let rc = try address.withSockAddr { (sa, len) throws(SystemError) in Glibc.connect(fd, sa, len) }
+        if rc == 0 { return (fd, false) }
+        let code = currentErrno()
+        if code == EINPROGRESS || code == EINTR { return (fd, true) }
+        Glibc.close(fd)
+        throw SystemError("connect", errno: code)
+    }
+
+    /// The outcome of a non-blocking connect once the socket is writable:
+    /// 0 when it succeeded, else its errno.
+    public static func pendingError(_ fd: Int32) -> Int32 {
+        var code: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length) == 0 else { return currentErrno() }
+        return code
+    }
+
     /// The address a socket is bound to (to learn an ephemeral port).
     public static func localAddress(_ fd: Int32) throws(SystemError) -> SocketAddress {
         var storage = sockaddr_storage()

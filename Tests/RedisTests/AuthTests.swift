@@ -1,4 +1,5 @@
 import Core
+import System
 @testable import Redis
 import Testing
 #if canImport(Glibc)
@@ -85,7 +86,7 @@ struct AuthTests {
 
     @Test("localhost and host names are resolved off the loop")
     func hostNames() async throws {
-        #expect(HostResolver.lookup("localhost") == .success("127.0.0.1"))
+        #expect(NameResolver.lookup("localhost") == .success(.v4(0x7F00_0001)))
         try await withRedis { (redis: RedisFixture) async throws in
             let local = redis.makeClient { $0.host = "localhost" }
             #expect(await local.waitUntilReady(timeout: .seconds(5)))
@@ -95,7 +96,7 @@ struct AuthTests {
             var buffer = [CChar](repeating: 0, count: 256)
             gethostname(&buffer, buffer.count)
             let hostname = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if HostResolver.lookup(hostname) == .success("127.0.0.1") {
+            if NameResolver.lookup(hostname) == .success(.v4(0x7F00_0001)) {
                 let named = redis.makeClient { $0.host = hostname }
                 #expect(await named.waitUntilReady(timeout: .seconds(5)))
                 await named.close()

@@ -1,0 +1,478 @@
+import Core
+import HTTP
+import System
+
+/// One of the client's own HTTP/1.1 connections to a plain-HTTP upstream,
+/// on one event loop: it carries one exchange at a time, and between
+/// exchanges waits in its pool, still watched, so a server's close is
+/// noticed at once. The socket stays registered for reading the whole
+/// time (no epoll change per request); writability is asked for only while
+/// a write is blocked, and reading stops only while the body's reader is
+/// behind.
+///
+/// Loop-confined: every method runs on the pool's loop thread.
+final class UpstreamConnection: EventLoopHandler {
+    private enum Phase { case resolving, connecting, ready, closed }
+
+    let pool: UpstreamPool
+    let endpoint: String
+    private var phase = Phase.resolving
+    private var fd: Int32 = -1
+    private var registration: Registration?
+    private var interest: EpollEvents = []
+    /// Exchanges this connection finished: a reused connection may find
+    /// the server closed it meanwhile.
+    private var served = 0
+    /// When it last went back to the pool (loop time).
+    var idleSince: UInt64 = 0
+
+    private(set) var exchange: UpstreamExchange?
+    // Sending.
+    private var outbound: [UInt8] = []
+    private var outboundOffset = 0
+    private var uploadEnded = false
+    private var uploadPaused = false
+    private var requestSent = false
+    private var sendBroken = false
+    // Receiving.
+    private var pending: [UInt8] = []
+    private var response: UpstreamResponseHead?
+    private var remaining = 0
+    private var decoder = ChunkedDecoder()
+    private var receivedAny = false
+    private var receivedBytes = 0
+    private var receivePaused = false
+    private var responseDone = false
+
+    init(pool: UpstreamPool, endpoint: String) {
+        self.pool = pool
+        self.endpoint = endpoint
+    }
+
+    var isIdle: Bool { exchange == nil && phase == .ready }
+
+    // MARK: Opening
+
+    /// Resolves the host, connects, then sends `exchange`.
+    func open(for exchange: UpstreamExchange, connectTimeout: Duration) {
+        attach(exchange)
+        let (pool, id) = (pool, exchange.id)
+        pool.loop.schedule(after: connectTimeout) { pool.running[id]?.connectTimerFired() }
+        let host = exchange.target.host
+        if let literal = host.lowercased() == "localhost" ? IPAddress.v4(0x7F00_0001) : IPAddress(host) {
+            return connect(to: literal, port: exchange.target.port)
+        }
+        let port = exchange.target.port
+        NameResolver.resolve(host) { result in
+            pool.loop.execute { pool.running[id]?.resolved(result, port: port) }
+        }
+    }
+
+    private func resolved(_ result: Result<IPAddress, NameResolutionError>, port: UInt16) {
+        guard phase == .resolving else { return }
+        switch result {
+        case .success(let address): connect(to: address, port: port)
+        case .failure: fail(.connectFailed)
+        }
+    }
+
+    private func connect(to address: IPAddress, port: UInt16) {
+        do {
+            let (fd, inProgress) = try Socket.connect(to: SocketAddress(ip: address, port: port))
+            self.fd = fd
+            phase = inProgress ? .connecting : .ready
+            interest = inProgress ? [.writable] : [.readable, .readHangup]
+            registration = try pool.loop.register(fd, for: interest, handler: self)
+        } catch {
+            return fail(.connectFailed)
+        }
+        if phase == .ready { sendMore() }
+    }
+
+    private func connectTimerFired() {
+        guard phase == .resolving || phase == .connecting else { return }
+        fail(.timedOut(requestSent: false))
+    }
+
+    private func connected() {
+        guard Socket.pendingError(fd) == 0 else { return fail(.connectFailed) }
+        phase = .ready
+        sendMore()
+    }
+
+    // MARK: Exchanges
+
+    /// Sends `exchange` on this (open, idle) connection.
+    func begin(_ exchange: UpstreamExchange) {
+        attach(exchange)
+        sendMore()
+    }
+
+    private func attach(_ exchange: UpstreamExchange) {
+        self.exchange = exchange
+        pool.running[exchange.id] = self
+        pool.stats.activeTransfers.add(1, ordering: .relaxed)
+        outbound = exchange.head
+        outboundOffset = 0
+        uploadEnded = exchange.upload == nil
+        uploadPaused = false
+        requestSent = false
+        sendBroken = false
+        response = nil
+        decoder = ChunkedDecoder()
+        receivedAny = false
+        receivedBytes = 0
+        responseDone = false
+    }
+
+    // MARK: Events
+
+    func handleEvents(_ events: EpollEvents) {
+        switch phase {
+        case .connecting:
+            connected()
+        case .ready:
+            if exchange == nil {
+                // An idle connection has nothing to read: the server closed
+                // it, or broke the protocol. Either way it is done.
+                return close()
+            }
+            if !events.isDisjoint(with: [.readable, .hangup, .error, .readHangup]), !receivePaused { readAvailable() }
+            if events.contains(.writable), phase == .ready { sendMore() }
+        case .resolving, .closed:
+            break
+        }
+    }
+
+    // MARK: Sending
+
+    /// Writes what is queued, then the body as its source provides it,
+    /// until the socket or the source has to be waited for.
+    private func sendMore() {
+        guard let exchange, phase == .ready, !sendBroken else { return }
+        while true {
+            if outboundOffset < outbound.count {
+                let result = outbound.withUnsafeBytes { all in
+                    Socket.write(fd, from: UnsafeRawBufferPointer(rebasing: all[outboundOffset...]))
+                }
+                switch result {
+                case .done(let count):
+                    outboundOffset += count
+                    exchange.lastProgress = pool.loop.now
+                    continue
+                case .wouldBlock:
+                    return updateInterest()
+                case .closed:
+                    // The reply (or the close) is read next; a server may
+                    // answer early and stop reading the body.
+                    sendBroken = true
+                    outbound = []
+                    outboundOffset = 0
+                    return updateInterest()
+                }
+            }
+            outbound.removeAll(keepingCapacity: true)
+            outboundOffset = 0
+            if uploadEnded {
+                requestSent = true
+                return updateInterest()
+            }
+            guard let upload = exchange.upload, !uploadPaused else { return updateInterest() }
+            switch upload.read(into: pool.uploadBuffer) {
+            case .bytes(let count):
+                let piece = UnsafeRawBufferPointer(rebasing: pool.uploadBuffer[..<count])
+                if exchange.chunked {
+                    outbound.append(contentsOf: String(count, radix: 16).utf8)
+                    outbound.append(contentsOf: "\r\n".utf8)
+                    outbound.append(contentsOf: piece)
+                    outbound.append(contentsOf: "\r\n".utf8)
+                } else {
+                    outbound.append(contentsOf: piece)
+                }
+            case .pause:
+                uploadPaused = true
+                return updateInterest()
+            case .end:
+                if exchange.chunked { outbound.append(contentsOf: "0\r\n\r\n".utf8) }
+                uploadEnded = true
+            case .failed:
+                return fail(.requestBodyFailed)
+            }
+        }
+    }
+
+    /// The body's source has a piece again.
+    func uploadReadable() {
+        guard uploadPaused else { return }
+        uploadPaused = false
+        sendMore()
+    }
+
+    // MARK: Receiving
+
+    private func readAvailable() {
+        let buffer = pool.readBuffer
+        while exchange != nil, !receivePaused {
+            switch Socket.read(fd, into: buffer) {
+            case .done(let count):
+                received(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                // A short read drained the socket: epoll says when there is more.
+                if count < buffer.count { return }
+            case .wouldBlock:
+                return
+            case .closed:
+                return endOfStream()
+            }
+        }
+    }
+
+    private func received(_ bytes: UnsafeRawBufferPointer) {
+        guard let exchange else { return }
+        receivedAny = true
+        exchange.lastProgress = pool.loop.now
+        var leftover: Int
+        if pending.isEmpty {
+            let used = process(bytes)
+            leftover = bytes.count - used
+            if leftover > 0, self.exchange != nil, !responseDone {
+                pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[used...]))
+                leftover = 0
+            }
+        } else {
+            pending.append(contentsOf: bytes)
+            leftover = processPending()
+        }
+        if responseDone, self.exchange != nil { complete(extraBytes: leftover > 0) }
+    }
+
+    /// Processes `pending` from its start; returns how many bytes are left
+    /// over past a finished response.
+    private func processPending() -> Int {
+        // Taken out first: a failure inside clears `pending`.
+        let bytes = pending
+        pending = []
+        let used = bytes.withUnsafeBytes { process($0) }
+        if responseDone { return bytes.count - used }
+        if exchange != nil, used < bytes.count { pending = Array(bytes[used...]) }
+        return 0
+    }
+
+    /// Parses and delivers what `bytes` holds; returns how many were used.
+    /// Stops when the reader is behind, the response ends, or the exchange
+    /// failed.
+    private func process(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var offset = 0
+        while let exchange, !responseDone {
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+            guard let response else {
+                guard let end = UpstreamResponseParser.headEnd(rest) else {
+                    if rest.count > UpstreamResponseParser.maxHeadBytes { fail(.invalidResponse) }
+                    return offset
+                }
+                let head: UpstreamResponseHead
+                do {
+                    head = try UpstreamResponseParser.parse(UnsafeRawBufferPointer(rebasing: rest[..<end]),
+                                                            headRequest: exchange.headRequest)
+                } catch {
+                    fail(error)
+                    return offset
+                }
+                offset += end
+                if head.status < 200 {
+                    // 100 Continue and 103 Early Hints precede the answer;
+                    // nothing here asked to switch protocols.
+                    if head.status == 101 { fail(.invalidResponse); return offset }
+                    continue
+                }
+                deliverHead(head, exchange)
+                continue
+            }
+            switch response.framing {
+            case .none:
+                responseDone = true
+            case .length:
+                let count = min(remaining, rest.count)
+                if count == 0 { return offset }
+                guard offer(UnsafeRawBufferPointer(rebasing: rest[..<count]), exchange) else { return offset }
+                offset += count
+                remaining -= count
+                if remaining == 0 { responseDone = true }
+            case .untilClose:
+                if rest.isEmpty { return offset }
+                guard offer(rest, exchange) else { return offset }
+                offset += rest.count
+            case .chunked:
+                let step: ChunkedDecoder.Step
+                do { step = try decoder.step(rest) } catch { fail(error); return offset }
+                switch step {
+                case .more:
+                    return offset
+                case .framing(let count):
+                    offset += count
+                case .data(let count):
+                    guard offer(UnsafeRawBufferPointer(rebasing: rest[..<count]), exchange) else { return offset }
+                    decoder.delivered(count)
+                    offset += count
+                case .end(let count):
+                    offset += count
+                    responseDone = true
+                }
+            }
+        }
+        return offset
+    }
+
+    private func deliverHead(_ head: UpstreamResponseHead, _ exchange: UpstreamExchange) {
+        response = head
+        switch head.framing {
+        case .length(let length):
+            remaining = length
+            if length == 0 { responseDone = true }
+        case .none:
+            responseDone = true
+        case .chunked, .untilClose:
+            break
+        }
+        guard let waiter = exchange.waiter else { return }
+        exchange.waiter = nil
+        waiter.resume(returning: .success(HTTPClientStreamingResponse(
+            status: HTTPStatus(head.status), headers: head.headers,
+            body: HTTPClientResponseBody(channel: exchange.channel))))
+    }
+
+    /// Hands body bytes to the reader; false when it is behind (reading
+    /// pauses until it catches up) or the exchange failed.
+    private func offer(_ bytes: UnsafeRawBufferPointer, _ exchange: UpstreamExchange) -> Bool {
+        if let limit = exchange.responseLimit, receivedBytes + bytes.count > limit {
+            fail(.responseTooLarge)
+            return false
+        }
+        guard exchange.channel.offer(bytes) else {
+            receivePaused = true
+            updateInterest()
+            return false
+        }
+        receivedBytes += bytes.count
+        return true
+    }
+
+    /// The reader has drained enough: what waited is delivered, then reading goes on.
+    func resumeReceive() {
+        guard receivePaused, exchange != nil else { return }
+        receivePaused = false
+        if !pending.isEmpty {
+            let leftover = processPending()
+            if responseDone, exchange != nil { return complete(extraBytes: leftover > 0) }
+        }
+        updateInterest()
+    }
+
+    /// The server closed its side (or reset the connection).
+    private func endOfStream() {
+        guard let exchange else { return close() }
+        if let response, response.framing == .untilClose {
+            responseDone = true
+            return complete(extraBytes: false)
+        }
+        if !receivedAny, served > 0, exchange.replayable, !exchange.retried {
+            // A pooled connection the server had closed before it could
+            // read this request: send it once more on a new connection.
+            detach()
+            close()
+            exchange.retried = true
+            return pool.retry(exchange)
+        }
+        fail(.connectionClosed)
+    }
+
+    // MARK: The end
+
+    /// The response has been read whole.
+    /// A server that answered before the whole request was sent (an early
+    /// 413, say) leaves the connection unusable; so do bytes past the end.
+    private func complete(extraBytes: Bool) {
+        guard let exchange, let response else { return }
+        let reusable = response.keepAlive && requestSent && !sendBroken && !extraBytes
+        detach()
+        exchange.channel.finish(.success(()))
+        if reusable {
+            served += 1
+            pool.release(self)
+        } else {
+            close()
+        }
+    }
+
+    /// Ends the exchange with `error` and closes the connection, whose
+    /// state is no longer known.
+    func fail(_ error: HTTPClientError) {
+        abort(error)
+        close()
+    }
+
+    /// Reports `error` to whoever waits for the exchange, and lets it go.
+    private func abort(_ error: HTTPClientError) {
+        guard let exchange else { return }
+        detach()
+        pool.stats.failures.add(1, ordering: .relaxed)
+        if let waiter = exchange.waiter {
+            exchange.waiter = nil
+            waiter.resume(returning: .failure(error))
+        }
+        exchange.channel.finish(.failure(error))
+    }
+
+    /// Lets go of the exchange: it is no longer running here.
+    private func detach() {
+        guard let exchange else { return }
+        self.exchange = nil
+        pool.running[exchange.id] = nil
+        pool.stats.activeTransfers.subtract(1, ordering: .relaxed)
+        exchange.pump?.cancel()
+        exchange.upload?.close()
+        pending = []
+        receivePaused = false
+        uploadPaused = false
+    }
+
+    /// Whether the request has fully left, or the server answered (for a
+    /// timeout's "outcome unknown").
+    var requestMayHaveArrived: Bool { requestSent || receivedAny }
+
+    /// The exchange's idle timeout: nothing moved for `idleTimeout` while
+    /// neither side of ours held it paused.
+    func watchdogFired() {
+        guard let exchange else { return }
+        let now = MonotonicClock.now()
+        if receivePaused || uploadPaused { exchange.lastProgress = now }
+        let quiet = now > exchange.lastProgress ? now - exchange.lastProgress : 0
+        if quiet >= exchange.idleTimeout {
+            fail(.timedOut(requestSent: requestMayHaveArrived))
+        } else {
+            pool.armWatchdog(id: exchange.id, after: exchange.idleTimeout - quiet)
+        }
+    }
+
+    private func updateInterest() {
+        guard phase == .ready, let registration else { return }
+        var wanted: EpollEvents = receivePaused ? [] : [.readable, .readHangup]
+        if outboundOffset < outbound.count { wanted.insert(.writable) }
+        guard wanted != interest else { return }
+        interest = wanted
+        pool.loop.modify(registration, fd: fd, for: wanted)
+    }
+
+    /// Closes the socket (out of epoll first) and leaves the pool's counts.
+    func close() {
+        guard phase != .closed else { return }
+        let wasOpen = fd >= 0
+        phase = .closed
+        if let registration { pool.loop.deregister(registration, fd: fd) }
+        registration = nil
+        if wasOpen { Socket.close(fd) }
+        fd = -1
+        // Closed under a running exchange (shutdown, cancellation): it ends cancelled.
+        abort(.cancelled)
+        pool.closed(self)
+    }
+}

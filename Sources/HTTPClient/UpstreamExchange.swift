@@ -1,0 +1,88 @@
+import HTTP
+
+/// One streamed request on the client's own connections: what goes out,
+/// where the answer goes, and who waits for its head. Loop-confined, like
+/// the connection that carries it.
+final class UpstreamExchange {
+    typealias Waiter = CheckedContinuation<Result<HTTPClientStreamingResponse, HTTPClientError>, Never>
+
+    let id: UInt64
+    let target: PlainHTTPTarget
+    /// The request head, followed by the whole body when it was given whole.
+    let head: [UInt8]
+    /// A body streamed from a source, with `chunked` framing when its
+    /// length is unknown.
+    let upload: UploadChannel?
+    let chunked: Bool
+    let headRequest: Bool
+    let idleTimeout: UInt64
+    let responseLimit: Int?
+    let channel: ResponseBodyChannel
+    var waiter: Waiter?
+    var pump: Task<Void, Never>?
+    /// When bytes last moved either way (loop time).
+    var lastProgress: UInt64
+    /// Sent once more on a fresh connection after a reused one turned out closed.
+    var retried = false
+
+    init(id: UInt64, target: PlainHTTPTarget, request: HTTPClientRequest, streamedLength: Int??,
+         upload: UploadChannel?, idleTimeout: UInt64, channel: ResponseBodyChannel, waiter: Waiter, now: UInt64) {
+        self.id = id
+        self.target = target
+        self.upload = upload
+        self.chunked = upload != nil && streamedLength == .some(nil)
+        self.headRequest = request.method == .head
+        self.idleTimeout = idleTimeout
+        self.responseLimit = request.maxResponseBytes
+        self.channel = channel
+        self.waiter = waiter
+        self.lastProgress = now
+        self.head = Self.serialize(request, target: target, streamedLength: streamedLength)
+    }
+
+    /// A body that is not streamed can be sent again as it is.
+    var replayable: Bool { upload == nil }
+
+    /// The request line, `Host`, the caller's fields (framing fields
+    /// dropped: framing follows the body) and the body's framing field,
+    /// then the whole body when there is one. `streamedLength`: nil when
+    /// nothing is streamed; `.some(nil)` for a stream of unknown length.
+    static func serialize(_ request: HTTPClientRequest, target: PlainHTTPTarget, streamedLength: Int??) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256 + (request.body?.count ?? 0))
+        bytes.append(contentsOf: request.method.rawValue.utf8)
+        bytes.append(0x20)
+        bytes.append(contentsOf: target.target.utf8)
+        bytes.append(contentsOf: " HTTP/1.1\r\n".utf8)
+        if !request.headers.contains("Host") {
+            append("Host", target.authority, to: &bytes)
+        }
+        for field in request.headers where !isFraming(field.name) {
+            append(field.name, field.value, to: &bytes)
+        }
+        switch streamedLength {
+        case .some(.some(let length)): append("Content-Length", String(length), to: &bytes)
+        case .some(.none): append("Transfer-Encoding", "chunked", to: &bytes)
+        case .none:
+            if let body = request.body {
+                append("Content-Length", String(body.count), to: &bytes)
+            } else if request.method == .post || request.method == .put || request.method == .patch {
+                append("Content-Length", "0", to: &bytes)
+            }
+        }
+        bytes.append(contentsOf: "\r\n".utf8)
+        if streamedLength == nil, let body = request.body { bytes.append(contentsOf: body) }
+        return bytes
+    }
+
+    private static func append(_ name: String, _ value: String, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: name.utf8)
+        bytes.append(contentsOf: ": ".utf8)
+        bytes.append(contentsOf: value.utf8)
+        bytes.append(contentsOf: "\r\n".utf8)
+    }
+
+    private static func isFraming(_ name: String) -> Bool {
+        name.equalsIgnoringASCIICase("content-length") || name.equalsIgnoringASCIICase("transfer-encoding")
+    }
+}

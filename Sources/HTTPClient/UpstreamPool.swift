@@ -1,0 +1,194 @@
+import HTTP
+import System
+
+/// The client's own HTTP/1.1 connections to plain-HTTP upstreams on one
+/// event loop, by endpoint (`host:port` as written): idle ones wait here
+/// for the next request (newest first), running exchanges are found by id
+/// (for cancellation, the reader catching up and timers, which so hold no
+/// reference to a connection), and requests past the per-host limit queue
+/// in order.
+///
+/// `@unchecked Sendable`: after `init` every mutable field is touched only
+/// on `loop`'s thread; other threads reach the pool through `onLoop`.
+final class UpstreamPool: @unchecked Sendable {
+    let loop: EventLoop
+    let configuration: HTTPClientConfiguration
+    let stats: HTTPClientStats
+    var running: [UInt64: UpstreamConnection] = [:]
+    private var idle: [String: [UpstreamConnection]] = [:]
+    private var idleCount = 0
+    private var open: [String: Int] = [:]
+    private var queued: [String: [UpstreamExchange]] = [:]
+    private var shutDown = false
+    /// Scratch space for reads and for the body pieces being framed; used
+    /// only inside one loop callback at a time.
+    let readBuffer: UnsafeMutableRawBufferPointer
+    let uploadBuffer: UnsafeMutableRawBufferPointer
+
+    init(loop: EventLoop, configuration: HTTPClientConfiguration, stats: HTTPClientStats) {
+        self.loop = loop
+        self.configuration = configuration
+        self.stats = stats
+        readBuffer = .allocate(byteCount: 16 * 1024, alignment: 16)
+        uploadBuffer = .allocate(byteCount: 16 * 1024, alignment: 16)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+        uploadBuffer.deallocate()
+    }
+
+    /// Runs `body` on the loop thread: at once when already there.
+    func onLoop(_ body: @escaping @Sendable (UpstreamPool) -> Void) {
+        if loop.inLoop { body(self) } else { loop.execute { body(self) } }
+    }
+
+    // MARK: Starting
+
+    func start(id: UInt64, target: PlainHTTPTarget, request: HTTPClientRequest, body: HTTPClientRequestBody?,
+               waiter: UpstreamExchange.Waiter) {
+        loop.assertInLoop()
+        guard !shutDown else { return waiter.resume(returning: .failure(.cancelled)) }
+        stats.requests.add(1, ordering: .relaxed)
+        let channel = ResponseBodyChannel(
+            highWater: configuration.streamBufferBytes, stats: stats,
+            onDrained: { [self] in loop.execute { self.running[id]?.resumeReceive() } },
+            onAbandon: { [self] in loop.execute { self.cancel(id: id) } })
+        var upload: UploadChannel?
+        if body != nil {
+            upload = UploadChannel(highWater: configuration.streamBufferBytes, stats: stats,
+                                   onReadable: { [self] in loop.execute { self.running[id]?.uploadReadable() } })
+        }
+        let idleTimeout = UInt64(max(1_000_000, (request.timeout ?? configuration.timeout).nanoseconds))
+        let exchange = UpstreamExchange(
+            id: id, target: target, request: request, streamedLength: body.map { $0.length },
+            upload: upload, idleTimeout: idleTimeout, channel: channel, waiter: waiter, now: loop.now)
+        if let body, let upload { exchange.pump = upload.startPump(from: body, on: loop) }
+        armWatchdog(id: id, after: idleTimeout)
+        dispatch(exchange)
+    }
+
+    /// Sends `exchange` on an idle connection, a new one, or (past the
+    /// per-host limit) queues it.
+    private func dispatch(_ exchange: UpstreamExchange) {
+        let endpoint = exchange.target.endpoint
+        if let connection = takeIdle(endpoint) { return connection.begin(exchange) }
+        if let limit = configuration.maxConnectionsPerHost, open[endpoint, default: 0] >= max(1, limit) {
+            queued[endpoint, default: []].append(exchange)
+            return
+        }
+        openConnection(for: exchange)
+    }
+
+    private func openConnection(for exchange: UpstreamExchange) {
+        let endpoint = exchange.target.endpoint
+        open[endpoint, default: 0] += 1
+        UpstreamConnection(pool: self, endpoint: endpoint).open(for: exchange, connectTimeout: configuration.connectTimeout)
+    }
+
+    /// A reused connection turned out closed before the request reached
+    /// the server: once more, on a new connection.
+    func retry(_ exchange: UpstreamExchange) {
+        guard !shutDown else { return fail(exchange, .cancelled) }
+        openConnection(for: exchange)
+    }
+
+    /// The newest idle connection young enough to trust.
+    private func takeIdle(_ endpoint: String) -> UpstreamConnection? {
+        let maxAge = UInt64(configuration.maxIdleConnectionAge.nanoseconds)
+        while let connection = idle[endpoint]?.popLast() {
+            idleCount -= 1
+            if loop.now &- connection.idleSince < maxAge { return connection }
+            connection.close()
+        }
+        return nil
+    }
+
+    // MARK: Connections coming back
+
+    /// A connection finished its exchange and can carry another.
+    func release(_ connection: UpstreamConnection) {
+        let endpoint = connection.endpoint
+        if var waiting = queued[endpoint], !waiting.isEmpty {
+            let next = waiting.removeFirst()
+            queued[endpoint] = waiting.isEmpty ? nil : waiting
+            return connection.begin(next)
+        }
+        guard !shutDown, idleCount < configuration.maxIdleConnections else { return connection.close() }
+        connection.idleSince = loop.now
+        idle[endpoint, default: []].append(connection)
+        idleCount += 1
+        // The oldest idle connection of this endpoint goes once too old.
+        if let oldest = idle[endpoint]?.first,
+           loop.now &- oldest.idleSince >= UInt64(configuration.maxIdleConnectionAge.nanoseconds) {
+            oldest.close()
+        }
+    }
+
+    /// A connection closed: it leaves the counts, and a queued request may
+    /// now open one of its own.
+    func closed(_ connection: UpstreamConnection) {
+        let endpoint = connection.endpoint
+        if var list = idle[endpoint], let index = list.firstIndex(where: { $0 === connection }) {
+            list.remove(at: index)
+            idle[endpoint] = list.isEmpty ? nil : list
+            idleCount -= 1
+        }
+        let count = open[endpoint, default: 1] - 1
+        open[endpoint] = count > 0 ? count : nil
+        if !shutDown, var waiting = queued[endpoint], !waiting.isEmpty {
+            let next = waiting.removeFirst()
+            queued[endpoint] = waiting.isEmpty ? nil : waiting
+            openConnection(for: next)
+        }
+    }
+
+    // MARK: Ending early
+
+    /// Cancels exchange `id` wherever it is.
+    func cancel(id: UInt64) {
+        loop.assertInLoop()
+        if let connection = running[id] { return connection.fail(.cancelled) }
+        if let exchange = dequeue(id) { fail(exchange, .cancelled) }
+    }
+
+    func armWatchdog(id: UInt64, after delay: UInt64) {
+        loop.schedule(after: .nanoseconds(Int64(delay))) { [self] in
+            if let connection = running[id] { return connection.watchdogFired() }
+            if let exchange = dequeue(id) { fail(exchange, .timedOut(requestSent: false)) }
+        }
+    }
+
+    private func dequeue(_ id: UInt64) -> UpstreamExchange? {
+        for (endpoint, var waiting) in queued {
+            guard let index = waiting.firstIndex(where: { $0.id == id }) else { continue }
+            let exchange = waiting.remove(at: index)
+            queued[endpoint] = waiting.isEmpty ? nil : waiting
+            return exchange
+        }
+        return nil
+    }
+
+    /// Ends an exchange that never reached a connection.
+    private func fail(_ exchange: UpstreamExchange, _ error: HTTPClientError) {
+        stats.failures.add(1, ordering: .relaxed)
+        exchange.pump?.cancel()
+        exchange.upload?.close()
+        if let waiter = exchange.waiter {
+            exchange.waiter = nil
+            waiter.resume(returning: .failure(error))
+        }
+        exchange.channel.finish(.failure(error))
+    }
+
+    /// Ends every exchange with `.cancelled` and closes every connection.
+    func shutdown() {
+        loop.assertInLoop()
+        guard !shutDown else { return }
+        shutDown = true
+        for exchange in queued.values.joined() { fail(exchange, .cancelled) }
+        queued.removeAll()
+        for connection in Array(running.values) { connection.fail(.cancelled) }
+        for connection in Array(idle.values.joined()) { connection.close() }
+    }
+}

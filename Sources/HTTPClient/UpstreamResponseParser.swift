@@ -1,0 +1,263 @@
+import HTTP
+
+/// How an upstream response's body is delimited (RFC 9112 §6.3).
+enum ResponseFraming: Equatable {
+    /// No body: a HEAD request, or a 1xx, 204 or 304 status.
+    case none
+    case length(Int)
+    case chunked
+    /// Until the server closes the connection (no length, not chunked).
+    case untilClose
+}
+
+/// A complete response head from one of the client's own connections.
+struct UpstreamResponseHead {
+    var status: Int
+    var headers: HTTPHeaders
+    var framing: ResponseFraming
+    /// The connection may carry another request once this exchange is done.
+    var keepAlive: Bool
+}
+
+/// Reads a response head strictly: anything a desynchronising server or a
+/// smuggling attempt could use (a length beside chunking, differing
+/// lengths, codings other than `chunked`, folded lines, whitespace before a
+/// colon, control characters) is refused, and the connection with it.
+/// Lines end in CRLF or a bare LF.
+enum UpstreamResponseParser {
+    /// The most a response head may take.
+    static let maxHeadBytes = 64 * 1024
+
+    /// The offset just past the blank line ending the head that starts at
+    /// `bytes[0]`, or nil when it has not all arrived.
+    static func headEnd(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        var lineStart = 0
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            if bytes[index] == 0x0A {
+                let length = index - lineStart
+                if length == 0 || (length == 1 && bytes[lineStart] == 0x0D) { return index + 1 }
+                lineStart = index + 1
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Parses the head in `bytes` (through its blank line).
+    static func parse(_ bytes: UnsafeRawBufferPointer, headRequest: Bool) throws(HTTPClientError) -> UpstreamResponseHead {
+        var lines = LineReader(bytes)
+        guard let statusLine = lines.next() else { throw .invalidResponse }
+        let (minor, status) = try parseStatusLine(statusLine)
+        var fields: [HTTPField] = []
+        fields.reserveCapacity(12)
+        var length: Int?
+        var transferEncoding: [UInt8]?
+        var connectionClose = false
+        var connectionKeepAlive = false
+        while let line = lines.next(), !line.isEmpty {
+            let field = try parseField(line)
+            fields.append(field.field)
+            switch field.kind {
+            case .contentLength:
+                for item in field.field.value.split(separator: ",") {
+                    guard let value = parseLength(item.trimmingSpacesAndTabs), length == nil || length == value else {
+                        throw .invalidResponse
+                    }
+                    length = value
+                }
+                if field.field.value.isEmpty { throw .invalidResponse }
+            case .transferEncoding:
+                if transferEncoding != nil { transferEncoding! += Array(",".utf8) }
+                transferEncoding = (transferEncoding ?? []) + Array(field.field.value.utf8)
+            case .connection:
+                for token in field.field.value.split(separator: ",") {
+                    let token = token.trimmingSpacesAndTabs
+                    if token.equalsIgnoringASCIICase("close") { connectionClose = true }
+                    if token.equalsIgnoringASCIICase("keep-alive") { connectionKeepAlive = true }
+                }
+            case .other:
+                break
+            }
+        }
+        var framing: ResponseFraming
+        if headRequest || status < 200 || status == 204 || status == 304 {
+            framing = .none
+        } else if let coding = transferEncoding {
+            // Only exactly `chunked` is spoken; a length beside it is a
+            // smuggling shape, not a server to trust.
+            guard length == nil, String(decoding: coding, as: UTF8.self).trimmingSpacesAndTabs
+                .equalsIgnoringASCIICase("chunked") else { throw .invalidResponse }
+            framing = .chunked
+        } else if let length {
+            framing = .length(length)
+        } else {
+            framing = .untilClose
+        }
+        if headRequest, transferEncoding != nil, length != nil { throw .invalidResponse }
+        let keepAlive = framing != .untilClose && !connectionClose && (minor == 1 || connectionKeepAlive)
+        return UpstreamResponseHead(status: status, headers: HTTPHeaders(fields), framing: framing, keepAlive: keepAlive)
+    }
+
+    /// `HTTP/1.x NNN reason`: the minor version and the status.
+    private static func parseStatusLine(_ line: UnsafeRawBufferPointer) throws(HTTPClientError) -> (Int, Int) {
+        let prefix: [UInt8] = Array("HTTP/1.".utf8)
+        guard line.count >= 12, line.prefix(7).elementsEqual(prefix),
+              line[7] == 0x30 || line[7] == 0x31, line[8] == 0x20 else { throw .invalidResponse }
+        var status = 0
+        for index in 9..<12 {
+            let digit = line[index]
+            guard digit >= 0x30, digit <= 0x39 else { throw .invalidResponse }
+            status = status * 10 + Int(digit - 0x30)
+        }
+        guard status >= 100, line.count == 12 || line[12] == 0x20 else { throw .invalidResponse }
+        for byte in line[12...] where !isFieldValueByte(byte) { throw .invalidResponse }
+        return (Int(line[7] - 0x30), status)
+    }
+
+    private enum FieldKind { case contentLength, transferEncoding, connection, other }
+
+    private static func parseField(_ line: UnsafeRawBufferPointer) throws(HTTPClientError) -> (field: HTTPField, kind: FieldKind) {
+        guard let colon = line.firstIndex(of: 0x3A), colon > 0 else { throw .invalidResponse }
+        for byte in line[..<colon] where !isTokenByte(byte) { throw .invalidResponse }
+        var start = colon + 1
+        var end = line.count
+        while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
+        while end > start, line[end - 1] == 0x20 || line[end - 1] == 0x09 { end -= 1 }
+        for byte in line[start..<end] where !isFieldValueByte(byte) { throw .invalidResponse }
+        let nameBytes = UnsafeRawBufferPointer(rebasing: line[..<colon])
+        let name = String(decoding: nameBytes, as: UTF8.self)
+        let value = String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
+        let kind: FieldKind = switch colon {
+        case 14 where name.equalsIgnoringASCIICase("content-length"): .contentLength
+        case 17 where name.equalsIgnoringASCIICase("transfer-encoding"): .transferEncoding
+        case 10 where name.equalsIgnoringASCIICase("connection"): .connection
+        default: .other
+        }
+        return (HTTPField(name: name, value: value), kind)
+    }
+
+    /// Digits only, no sign, no overflow.
+    private static func parseLength(_ text: Substring) -> Int? {
+        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int(text)
+    }
+
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+             UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+             UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"): true
+        default: false
+        }
+    }
+
+    /// Visible characters, space, tab and obs-text; no other control.
+    static func isFieldValueByte(_ byte: UInt8) -> Bool {
+        byte == 0x09 || (byte >= 0x20 && byte != 0x7F)
+    }
+}
+
+/// The lines of a complete head, without their CRLF or LF. A CR anywhere
+/// else stays in the line, where the byte checks refuse it.
+private struct LineReader {
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
+
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    mutating func next() -> UnsafeRawBufferPointer? {
+        guard offset < bytes.count, let newline = bytes[offset...].firstIndex(of: 0x0A) else { return nil }
+        var end = newline
+        if end > offset, bytes[end - 1] == 0x0D { end -= 1 }
+        defer { offset = newline + 1 }
+        return UnsafeRawBufferPointer(rebasing: bytes[offset..<end])
+    }
+}
+
+/// Decodes a chunked response body step by step, so the caller can stop
+/// (when the reader is behind) between steps and resume with the same
+/// bytes later.
+struct ChunkedDecoder {
+    private enum State { case size, data(Int), dataEnd, trailers, done }
+    private var state = State.size
+    private var trailerBytes = 0
+
+    enum Step: Equatable {
+        /// More bytes are needed.
+        case more
+        /// `count` bytes of framing were consumed.
+        case framing(Int)
+        /// The first `count` bytes are body data; call `delivered` with
+        /// how many were taken.
+        case data(Int)
+        /// The body ended after `count` more bytes of framing.
+        case end(Int)
+    }
+
+    static let maxLineBytes = 4096
+    static let maxTrailerBytes = 16 * 1024
+
+    mutating func step(_ bytes: UnsafeRawBufferPointer) throws(HTTPClientError) -> Step {
+        switch state {
+        case .size:
+            guard let line = try Self.line(bytes) else { return .more }
+            let size = try Self.chunkSize(UnsafeRawBufferPointer(rebasing: bytes[..<line.content]))
+            state = size == 0 ? .trailers : .data(size)
+            return .framing(line.consumed)
+        case .data(let remaining):
+            return bytes.isEmpty ? .more : .data(min(remaining, bytes.count))
+        case .dataEnd:
+            guard let line = try Self.line(bytes) else { return .more }
+            guard line.content == 0 else { throw .invalidResponse }
+            state = .size
+            return .framing(line.consumed)
+        case .trailers:
+            guard let line = try Self.line(bytes) else { return .more }
+            trailerBytes += line.consumed
+            guard trailerBytes <= Self.maxTrailerBytes else { throw .invalidResponse }
+            if line.content == 0 {
+                state = .done
+                return .end(line.consumed)
+            }
+            return .framing(line.consumed)
+        case .done:
+            return .end(0)
+        }
+    }
+
+    mutating func delivered(_ count: Int) {
+        guard case .data(let remaining) = state else { return }
+        state = remaining == count ? .dataEnd : .data(remaining - count)
+    }
+
+    /// The length of the line's content (CR excluded) and of the whole line.
+    private static func line(_ bytes: UnsafeRawBufferPointer) throws(HTTPClientError) -> (content: Int, consumed: Int)? {
+        guard let newline = bytes.prefix(maxLineBytes).firstIndex(of: 0x0A) else {
+            if bytes.count >= maxLineBytes { throw .invalidResponse }
+            return nil
+        }
+        let content = newline > 0 && bytes[newline - 1] == 0x0D ? newline - 1 : newline
+        return (content, newline + 1)
+    }
+
+    /// Hex digits, then optionally `;` extensions, which are ignored.
+    private static func chunkSize(_ line: UnsafeRawBufferPointer) throws(HTTPClientError) -> Int {
+        var size = 0
+        var digits = 0
+        var index = 0
+        while index < line.count, let value = FormURLEncoded.hexValue(line[index]) {
+            guard digits < 15 else { throw .invalidResponse }
+            size = size << 4 | Int(value)
+            digits += 1
+            index += 1
+        }
+        guard digits > 0 else { throw .invalidResponse }
+        while index < line.count, line[index] == 0x20 || line[index] == 0x09 { index += 1 }
+        guard index == line.count || line[index] == UInt8(ascii: ";") else { throw .invalidResponse }
+        for byte in line[index...] where !UpstreamResponseParser.isFieldValueByte(byte) { throw .invalidResponse }
+        return size
+    }
+}
