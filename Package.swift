@@ -33,7 +33,8 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL", "Core"]),
         // Redis through hiredis's async API, driven by the event loops.
         .target(name: "Redis", dependencies: ["CHiredis", "System", "Core"]),
-        // Upstream HTTP through libcurl's multi interface, driven by the event loops.
+        // Upstream HTTP, driven by the event loops: its own HTTP/1.1 connections
+        // for plain-http streams (the API proxy), libcurl's multi interface for the rest.
         .target(name: "HTTPClient", dependencies: ["CCurl", "System", "Core", "HTTP"]),
         // Sessions: the byte-store protocol, an in-memory store, sealing, the manager and cookie.
         .target(name: "Sessions", dependencies: ["Core", "Crypto"]),

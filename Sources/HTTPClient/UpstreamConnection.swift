@@ -25,6 +25,11 @@ final class UpstreamConnection: EventLoopHandler {
     private var served = 0
     /// When it last went back to the pool (loop time).
     var idleSince: UInt64 = 0
+    /// The one pending watchdog timer (by generation: a newer one
+    /// supersedes it) and its deadline, so a request does not leave a timer
+    /// behind in the loop's heap for every exchange.
+    private var watchdogGeneration: UInt64 = 0
+    private var watchdogDeadline: UInt64?
 
     private(set) var exchange: UpstreamExchange?
     // Sending.
@@ -112,6 +117,8 @@ final class UpstreamConnection: EventLoopHandler {
         self.exchange = exchange
         pool.running[exchange.id] = self
         pool.stats.activeTransfers.add(1, ordering: .relaxed)
+        let deadline = pool.loop.now &+ exchange.idleTimeout
+        if watchdogDeadline.map({ deadline < $0 }) ?? true { armWatchdog(after: exchange.idleTimeout) }
         outbound = exchange.head
         outboundOffset = 0
         uploadEnded = exchange.upload == nil
@@ -378,9 +385,8 @@ final class UpstreamConnection: EventLoopHandler {
             // A pooled connection the server had closed before it could
             // read this request: send it once more on a new connection.
             detach()
-            close()
             exchange.retried = true
-            return pool.retry(exchange)
+            return pool.retry(exchange, replacing: self)
         }
         fail(.connectionClosed)
     }
@@ -439,17 +445,29 @@ final class UpstreamConnection: EventLoopHandler {
     /// timeout's "outcome unknown").
     var requestMayHaveArrived: Bool { requestSent || receivedAny }
 
+    /// The timer holds the connection until its deadline (a weak
+    /// reference would put every retain of it on the slow path).
+    private func armWatchdog(after delay: UInt64) {
+        watchdogGeneration &+= 1
+        watchdogDeadline = pool.loop.now &+ delay
+        let generation = watchdogGeneration
+        pool.loop.schedule(after: .nanoseconds(Int64(delay))) { [self] in watchdogFired(generation) }
+    }
+
     /// The exchange's idle timeout: nothing moved for `idleTimeout` while
-    /// neither side of ours held it paused.
-    func watchdogFired() {
-        guard let exchange else { return }
+    /// neither side of ours held it paused. Idle in the pool, the
+    /// connection needs no timer until its next exchange.
+    private func watchdogFired(_ generation: UInt64) {
+        guard generation == watchdogGeneration else { return }
+        watchdogDeadline = nil
+        guard let exchange, phase != .closed else { return }
         let now = MonotonicClock.now()
         if receivePaused || uploadPaused { exchange.lastProgress = now }
         let quiet = now > exchange.lastProgress ? now - exchange.lastProgress : 0
         if quiet >= exchange.idleTimeout {
             fail(.timedOut(requestSent: requestMayHaveArrived))
         } else {
-            pool.armWatchdog(id: exchange.id, after: exchange.idleTimeout - quiet)
+            armWatchdog(after: exchange.idleTimeout - quiet)
         }
     }
 

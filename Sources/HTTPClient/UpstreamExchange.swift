@@ -32,6 +32,7 @@ final class UpstreamExchange {
         self.upload = upload
         self.chunked = upload != nil && streamedLength == .some(nil)
         self.headRequest = request.method == .head
+        self.replayable = upload == nil && Self.idempotent.contains(request.method)
         self.idleTimeout = idleTimeout
         self.responseLimit = request.maxResponseBytes
         self.channel = channel
@@ -40,8 +41,11 @@ final class UpstreamExchange {
         self.head = Self.serialize(request, target: target, streamedLength: streamedLength)
     }
 
-    /// A body that is not streamed can be sent again as it is.
-    var replayable: Bool { upload == nil }
+    /// Whether the request may be sent again when a pooled connection
+    /// turns out closed before any answer: only an idempotent method (RFC
+    /// 9110 §9.2.2; a POST may have been acted on even so) with a body
+    /// that is not streamed.
+    let replayable: Bool
 
     /// The request line, `Host`, the caller's fields (framing fields
     /// dropped: framing follows the body) and the body's framing field,
@@ -74,6 +78,8 @@ final class UpstreamExchange {
         if streamedLength == nil, let body = request.body { bytes.append(contentsOf: body) }
         return bytes
     }
+
+    private static let idempotent: [HTTPMethod] = [.get, .head, .put, .delete, .options, .trace]
 
     private static func append(_ name: String, _ value: String, to bytes: inout [UInt8]) {
         bytes.append(contentsOf: name.utf8)

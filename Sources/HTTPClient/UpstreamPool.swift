@@ -4,7 +4,7 @@ import System
 /// The client's own HTTP/1.1 connections to plain-HTTP upstreams on one
 /// event loop, by endpoint (`host:port` as written): idle ones wait here
 /// for the next request (newest first), running exchanges are found by id
-/// (for cancellation, the reader catching up and timers, which so hold no
+/// (for cancellation and the reader catching up, which so hold no
 /// reference to a connection), and requests past the per-host limit queue
 /// in order.
 ///
@@ -64,7 +64,6 @@ final class UpstreamPool: @unchecked Sendable {
             id: id, target: target, request: request, streamedLength: body.map { $0.length },
             upload: upload, idleTimeout: idleTimeout, channel: channel, waiter: waiter, now: loop.now)
         if let body, let upload { exchange.pump = upload.startPump(from: body, on: loop) }
-        armWatchdog(id: id, after: idleTimeout)
         dispatch(exchange)
     }
 
@@ -75,6 +74,11 @@ final class UpstreamPool: @unchecked Sendable {
         if let connection = takeIdle(endpoint) { return connection.begin(exchange) }
         if let limit = configuration.maxConnectionsPerHost, open[endpoint, default: 0] >= max(1, limit) {
             queued[endpoint, default: []].append(exchange)
+            // Waiting for a connection counts against the idle timeout too.
+            let id = exchange.id
+            loop.schedule(after: .nanoseconds(Int64(exchange.idleTimeout))) { [self] in
+                if let exchange = dequeue(id) { fail(exchange, .timedOut(requestSent: false)) }
+            }
             return
         }
         openConnection(for: exchange)
@@ -87,10 +91,15 @@ final class UpstreamPool: @unchecked Sendable {
     }
 
     /// A reused connection turned out closed before the request reached
-    /// the server: once more, on a new connection.
-    func retry(_ exchange: UpstreamExchange) {
-        guard !shutDown else { return fail(exchange, .cancelled) }
-        openConnection(for: exchange)
+    /// the server: once more, on a new connection that takes the closed
+    /// one's place (first in line, within the per-host limit).
+    func retry(_ exchange: UpstreamExchange, replacing connection: UpstreamConnection) {
+        guard !shutDown else {
+            connection.close()
+            return fail(exchange, .cancelled)
+        }
+        queued[exchange.target.endpoint, default: []].insert(exchange, at: 0)
+        connection.close()
     }
 
     /// The newest idle connection young enough to trust.
@@ -150,13 +159,6 @@ final class UpstreamPool: @unchecked Sendable {
         loop.assertInLoop()
         if let connection = running[id] { return connection.fail(.cancelled) }
         if let exchange = dequeue(id) { fail(exchange, .cancelled) }
-    }
-
-    func armWatchdog(id: UInt64, after delay: UInt64) {
-        loop.schedule(after: .nanoseconds(Int64(delay))) { [self] in
-            if let connection = running[id] { return connection.watchdogFired() }
-            if let exchange = dequeue(id) { fail(exchange, .timedOut(requestSent: false)) }
-        }
     }
 
     private func dequeue(_ id: UInt64) -> UpstreamExchange? {

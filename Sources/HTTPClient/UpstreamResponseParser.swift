@@ -53,50 +53,49 @@ enum UpstreamResponseParser {
         var fields: [HTTPField] = []
         fields.reserveCapacity(12)
         var length: Int?
-        var transferEncoding: [UInt8]?
+        var transferEncoding: [String] = []
         var connectionClose = false
         var connectionKeepAlive = false
         while let line = lines.next(), !line.isEmpty {
-            let field = try parseField(line)
-            fields.append(field.field)
-            switch field.kind {
-            case .contentLength:
-                for item in field.field.value.split(separator: ",") {
-                    guard let value = parseLength(item.trimmingSpacesAndTabs), length == nil || length == value else {
-                        throw .invalidResponse
-                    }
-                    length = value
+            let (field, value) = try parseField(line)
+            fields.append(field)
+            switch field.name.utf8.count {
+            case 14 where field.name.equalsIgnoringASCIICase("content-length"):
+                try forEachListItem(value, emptyAllowed: false) { (item) throws(HTTPClientError) in
+                    guard let number = parseLength(item), length == nil || length == number else { throw .invalidResponse }
+                    length = number
                 }
-                if field.field.value.isEmpty { throw .invalidResponse }
-            case .transferEncoding:
-                if transferEncoding != nil { transferEncoding! += Array(",".utf8) }
-                transferEncoding = (transferEncoding ?? []) + Array(field.field.value.utf8)
-            case .connection:
-                for token in field.field.value.split(separator: ",") {
-                    let token = token.trimmingSpacesAndTabs
-                    if token.equalsIgnoringASCIICase("close") { connectionClose = true }
-                    if token.equalsIgnoringASCIICase("keep-alive") { connectionKeepAlive = true }
+                if length == nil { throw .invalidResponse }
+            case 17 where field.name.equalsIgnoringASCIICase("transfer-encoding"):
+                transferEncoding.append(field.value)
+            case 10 where field.name.equalsIgnoringASCIICase("connection"):
+                try forEachListItem(value, emptyAllowed: true) { (item) throws(HTTPClientError) in
+                    if equalsIgnoringCase(item, "close") { connectionClose = true }
+                    if equalsIgnoringCase(item, "keep-alive") { connectionKeepAlive = true }
                 }
-            case .other:
+            default:
                 break
             }
         }
         var framing: ResponseFraming
         if headRequest || status < 200 || status == 204 || status == 304 {
             framing = .none
-        } else if let coding = transferEncoding {
+        } else if !transferEncoding.isEmpty {
             // Only exactly `chunked` is spoken; a length beside it is a
             // smuggling shape, not a server to trust.
-            guard length == nil, String(decoding: coding, as: UTF8.self).trimmingSpacesAndTabs
-                .equalsIgnoringASCIICase("chunked") else { throw .invalidResponse }
+            guard length == nil, transferEncoding.count == 1,
+                  transferEncoding[0].equalsIgnoringASCIICase("chunked") else { throw .invalidResponse }
             framing = .chunked
         } else if let length {
             framing = .length(length)
         } else {
             framing = .untilClose
         }
-        if headRequest, transferEncoding != nil, length != nil { throw .invalidResponse }
-        let keepAlive = framing != .untilClose && !connectionClose && (minor == 1 || connectionKeepAlive)
+        if headRequest, !transferEncoding.isEmpty, length != nil { throw .invalidResponse }
+        // HTTP/1.0 with Transfer-Encoding is faulty framing: read, then
+        // close (RFC 9112 §6.1).
+        let keepAlive = framing != .untilClose && !connectionClose
+            && (minor == 1 || (connectionKeepAlive && transferEncoding.isEmpty))
         return UpstreamResponseHead(status: status, headers: HTTPHeaders(fields), framing: framing, keepAlive: keepAlive)
     }
 
@@ -116,9 +115,8 @@ enum UpstreamResponseParser {
         return (Int(line[7] - 0x30), status)
     }
 
-    private enum FieldKind { case contentLength, transferEncoding, connection, other }
-
-    private static func parseField(_ line: UnsafeRawBufferPointer) throws(HTTPClientError) -> (field: HTTPField, kind: FieldKind) {
+    /// A field and its value's bytes (trimmed).
+    private static func parseField(_ line: UnsafeRawBufferPointer) throws(HTTPClientError) -> (HTTPField, UnsafeRawBufferPointer) {
         guard let colon = line.firstIndex(of: 0x3A), colon > 0 else { throw .invalidResponse }
         for byte in line[..<colon] where !isTokenByte(byte) { throw .invalidResponse }
         var start = colon + 1
@@ -126,22 +124,47 @@ enum UpstreamResponseParser {
         while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
         while end > start, line[end - 1] == 0x20 || line[end - 1] == 0x09 { end -= 1 }
         for byte in line[start..<end] where !isFieldValueByte(byte) { throw .invalidResponse }
-        let nameBytes = UnsafeRawBufferPointer(rebasing: line[..<colon])
-        let name = String(decoding: nameBytes, as: UTF8.self)
-        let value = String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
-        let kind: FieldKind = switch colon {
-        case 14 where name.equalsIgnoringASCIICase("content-length"): .contentLength
-        case 17 where name.equalsIgnoringASCIICase("transfer-encoding"): .transferEncoding
-        case 10 where name.equalsIgnoringASCIICase("connection"): .connection
-        default: .other
+        let name = String(decoding: UnsafeRawBufferPointer(rebasing: line[..<colon]), as: UTF8.self)
+        let value = UnsafeRawBufferPointer(rebasing: line[start..<end])
+        return (HTTPField(name: name, value: String(decoding: value, as: UTF8.self)), value)
+    }
+
+    /// Calls `body` with each item of a comma-separated list, trimmed.
+    /// Empty items are skipped (RFC 9110 §5.6.1) or refused.
+    private static func forEachListItem(_ value: UnsafeRawBufferPointer, emptyAllowed: Bool,
+                                        _ body: (UnsafeRawBufferPointer) throws(HTTPClientError) -> Void) throws(HTTPClientError) {
+        var start = 0
+        while start <= value.count {
+            var end = start
+            while end < value.count, value[end] != UInt8(ascii: ",") { end += 1 }
+            var first = start, last = end
+            while first < last, value[first] == 0x20 || value[first] == 0x09 { first += 1 }
+            while last > first, value[last - 1] == 0x20 || value[last - 1] == 0x09 { last -= 1 }
+            if first < last {
+                try body(UnsafeRawBufferPointer(rebasing: value[first..<last]))
+            } else if !emptyAllowed {
+                throw .invalidResponse
+            }
+            start = end + 1
         }
-        return (HTTPField(name: name, value: value), kind)
+    }
+
+    private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        let expected = UnsafeRawBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        for index in 0..<bytes.count where bytes[index] | 0x20 != expected[index] { return false }
+        return true
     }
 
     /// Digits only, no sign, no overflow.
-    private static func parseLength(_ text: Substring) -> Int? {
-        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        return Int(text)
+    private static func parseLength(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        guard !bytes.isEmpty, bytes.count <= 18 else { return nil }
+        var value = 0
+        for byte in bytes {
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+        }
+        return value
     }
 
     static func isTokenByte(_ byte: UInt8) -> Bool {
