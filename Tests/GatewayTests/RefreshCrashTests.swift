@@ -43,7 +43,12 @@ struct RefreshCrashTests {
         try #require((simulator.stats()["faults"]?["POST /connect/token"]?.intValue ?? 0) == 1, "the refresh reached Modgud")
         kill(killed.pid, SIGKILL)
         _ = await doomed.value
-        try await Task.sleep(for: .seconds(3))   // Modgud has redeemed it now
+        // Modgud redeems it 3 s after it arrived (a fixed sleep raced that
+        // by the few milliseconds the kill took).
+        let redeemedBy = ContinuousClock.now + .seconds(8)
+        while ModgudProbe.refreshCount(simulator, "redemptions") == 0, ContinuousClock.now < redeemedBy {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         #expect(ModgudProbe.refreshCount(simulator, "redemptions") == 1)
 
         // The survivor waits out the dead holder's lease, finds the mark,
