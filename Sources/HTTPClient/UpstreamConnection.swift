@@ -31,7 +31,7 @@ final class UpstreamConnection: EventLoopHandler {
     private var watchdogGeneration: UInt64 = 0
     private var watchdogDeadline: UInt64?
 
-    private(set) var exchange: UpstreamExchange?
+    private var exchange: UpstreamExchange?
     // Sending.
     private var outbound: [UInt8] = []
     private var outboundOffset = 0
@@ -53,8 +53,6 @@ final class UpstreamConnection: EventLoopHandler {
         self.pool = pool
         self.endpoint = endpoint
     }
-
-    var isIdle: Bool { exchange == nil && phase == .ready }
 
     // MARK: Opening
 
@@ -443,7 +441,7 @@ final class UpstreamConnection: EventLoopHandler {
 
     /// Whether the request has fully left, or the server answered (for a
     /// timeout's "outcome unknown").
-    var requestMayHaveArrived: Bool { requestSent || receivedAny }
+    private var requestMayHaveArrived: Bool { requestSent || receivedAny }
 
     /// The timer holds the connection until its deadline (a weak
     /// reference would put every retain of it on the slow path).
