@@ -128,6 +128,10 @@ extension HTTPRequestParser {
 // MARK: - Byte classes
 
 extension HTTPRequestParser {
+    /// A token character (RFC 9110 §5.6.2), for other readers of HTTP
+    /// (the upstream client's response parser) to check field names alike.
+    public static func isTokenByte(_ byte: UInt8) -> Bool { Byte.isTChar(byte) }
+
     /// Named byte values and the character classes of RFC 9110 §5.6.
     enum Byte {
         static let tab: UInt8 = 0x09

@@ -10,44 +10,45 @@ import System
 /// a write is blocked, and reading stops only while the body's reader is
 /// behind.
 ///
-/// Loop-confined: every method runs on the pool's loop thread.
+/// Loop-confined: every method runs on the pool's loop thread. Reading
+/// and delivering the answer is in UpstreamConnection+Receiving.swift.
 final class UpstreamConnection: EventLoopHandler {
-    private enum Phase { case resolving, connecting, ready, closed }
+    enum Phase { case resolving, connecting, ready, closed }
 
     let pool: UpstreamPool
     let endpoint: String
-    private var phase = Phase.resolving
-    private var fd: Int32 = -1
-    private var registration: Registration?
-    private var interest: EpollEvents = []
+    var phase = Phase.resolving
+    var fd: Int32 = -1
+    var registration: Registration?
+    var interest: EpollEvents = []
     /// Exchanges this connection finished: a reused connection may find
     /// the server closed it meanwhile.
-    private var served = 0
+    var served = 0
     /// When it last went back to the pool (loop time).
     var idleSince: UInt64 = 0
     /// The one pending watchdog timer (by generation: a newer one
     /// supersedes it) and its deadline, so a request does not leave a timer
     /// behind in the loop's heap for every exchange.
-    private var watchdogGeneration: UInt64 = 0
-    private var watchdogDeadline: UInt64?
+    var watchdogGeneration: UInt64 = 0
+    var watchdogDeadline: UInt64?
 
-    private var exchange: UpstreamExchange?
+    var exchange: UpstreamExchange?
     // Sending.
-    private var outbound: [UInt8] = []
-    private var outboundOffset = 0
-    private var uploadEnded = false
-    private var uploadPaused = false
-    private var requestSent = false
-    private var sendBroken = false
+    var outbound: [UInt8] = []
+    var outboundOffset = 0
+    var uploadEnded = false
+    var uploadPaused = false
+    var requestSent = false
+    var sendBroken = false
     // Receiving.
-    private var pending: [UInt8] = []
-    private var response: UpstreamResponseHead?
-    private var remaining = 0
-    private var decoder = ChunkedDecoder()
-    private var receivedAny = false
-    private var receivedBytes = 0
-    private var receivePaused = false
-    private var responseDone = false
+    var pending: [UInt8] = []
+    var response: UpstreamResponseHead?
+    var remaining = 0
+    var decoder = ChunkedDecoder()
+    var receivedAny = false
+    var receivedBytes = 0
+    var receivePaused = false
+    var responseDone = false
 
     init(pool: UpstreamPool, endpoint: String) {
         self.pool = pool
@@ -213,188 +214,12 @@ final class UpstreamConnection: EventLoopHandler {
         sendMore()
     }
 
-    // MARK: Receiving
-
-    private func readAvailable() {
-        let buffer = pool.readBuffer
-        while exchange != nil, !receivePaused {
-            switch Socket.read(fd, into: buffer) {
-            case .done(let count):
-                received(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-                // A short read drained the socket: epoll says when there is more.
-                if count < buffer.count { return }
-            case .wouldBlock:
-                return
-            case .closed:
-                return endOfStream()
-            }
-        }
-    }
-
-    private func received(_ bytes: UnsafeRawBufferPointer) {
-        guard let exchange else { return }
-        receivedAny = true
-        exchange.lastProgress = pool.loop.now
-        var leftover: Int
-        if pending.isEmpty {
-            let used = process(bytes)
-            leftover = bytes.count - used
-            if leftover > 0, self.exchange != nil, !responseDone {
-                pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[used...]))
-                leftover = 0
-            }
-        } else {
-            pending.append(contentsOf: bytes)
-            leftover = processPending()
-        }
-        if responseDone, self.exchange != nil { complete(extraBytes: leftover > 0) }
-    }
-
-    /// Processes `pending` from its start; returns how many bytes are left
-    /// over past a finished response.
-    private func processPending() -> Int {
-        // Taken out first: a failure inside clears `pending`.
-        let bytes = pending
-        pending = []
-        let used = bytes.withUnsafeBytes { process($0) }
-        if responseDone { return bytes.count - used }
-        if exchange != nil, used < bytes.count { pending = Array(bytes[used...]) }
-        return 0
-    }
-
-    /// Parses and delivers what `bytes` holds; returns how many were used.
-    /// Stops when the reader is behind, the response ends, or the exchange
-    /// failed.
-    private func process(_ bytes: UnsafeRawBufferPointer) -> Int {
-        var offset = 0
-        while let exchange, !responseDone {
-            let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
-            guard let response else {
-                guard let end = UpstreamResponseParser.headEnd(rest) else {
-                    if rest.count > UpstreamResponseParser.maxHeadBytes { fail(.invalidResponse) }
-                    return offset
-                }
-                let head: UpstreamResponseHead
-                do {
-                    head = try UpstreamResponseParser.parse(UnsafeRawBufferPointer(rebasing: rest[..<end]),
-                                                            headRequest: exchange.headRequest)
-                } catch {
-                    fail(error)
-                    return offset
-                }
-                offset += end
-                if head.status < 200 {
-                    // 100 Continue and 103 Early Hints precede the answer;
-                    // nothing here asked to switch protocols.
-                    if head.status == 101 { fail(.invalidResponse); return offset }
-                    continue
-                }
-                deliverHead(head, exchange)
-                continue
-            }
-            switch response.framing {
-            case .none:
-                responseDone = true
-            case .length:
-                let count = min(remaining, rest.count)
-                if count == 0 { return offset }
-                guard offer(UnsafeRawBufferPointer(rebasing: rest[..<count]), exchange) else { return offset }
-                offset += count
-                remaining -= count
-                if remaining == 0 { responseDone = true }
-            case .untilClose:
-                if rest.isEmpty { return offset }
-                guard offer(rest, exchange) else { return offset }
-                offset += rest.count
-            case .chunked:
-                let step: ChunkedDecoder.Step
-                do { step = try decoder.step(rest) } catch { fail(error); return offset }
-                switch step {
-                case .more:
-                    return offset
-                case .framing(let count):
-                    offset += count
-                case .data(let count):
-                    guard offer(UnsafeRawBufferPointer(rebasing: rest[..<count]), exchange) else { return offset }
-                    decoder.delivered(count)
-                    offset += count
-                case .end(let count):
-                    offset += count
-                    responseDone = true
-                }
-            }
-        }
-        return offset
-    }
-
-    private func deliverHead(_ head: UpstreamResponseHead, _ exchange: UpstreamExchange) {
-        response = head
-        switch head.framing {
-        case .length(let length):
-            remaining = length
-            if length == 0 { responseDone = true }
-        case .none:
-            responseDone = true
-        case .chunked, .untilClose:
-            break
-        }
-        guard let waiter = exchange.waiter else { return }
-        exchange.waiter = nil
-        waiter.resume(returning: .success(HTTPClientStreamingResponse(
-            status: HTTPStatus(head.status), headers: head.headers,
-            body: HTTPClientResponseBody(channel: exchange.channel))))
-    }
-
-    /// Hands body bytes to the reader; false when it is behind (reading
-    /// pauses until it catches up) or the exchange failed.
-    private func offer(_ bytes: UnsafeRawBufferPointer, _ exchange: UpstreamExchange) -> Bool {
-        if let limit = exchange.responseLimit, receivedBytes + bytes.count > limit {
-            fail(.responseTooLarge)
-            return false
-        }
-        guard exchange.channel.offer(bytes) else {
-            receivePaused = true
-            updateInterest()
-            return false
-        }
-        receivedBytes += bytes.count
-        return true
-    }
-
-    /// The reader has drained enough: what waited is delivered, then reading goes on.
-    func resumeReceive() {
-        guard receivePaused, exchange != nil else { return }
-        receivePaused = false
-        if !pending.isEmpty {
-            let leftover = processPending()
-            if responseDone, exchange != nil { return complete(extraBytes: leftover > 0) }
-        }
-        updateInterest()
-    }
-
-    /// The server closed its side (or reset the connection).
-    private func endOfStream() {
-        guard let exchange else { return close() }
-        if let response, response.framing == .untilClose {
-            responseDone = true
-            return complete(extraBytes: false)
-        }
-        if !receivedAny, served > 0, exchange.replayable, !exchange.retried {
-            // A pooled connection the server had closed before it could
-            // read this request: send it once more on a new connection.
-            detach()
-            exchange.retried = true
-            return pool.retry(exchange, replacing: self)
-        }
-        fail(.connectionClosed)
-    }
-
     // MARK: The end
 
     /// The response has been read whole.
     /// A server that answered before the whole request was sent (an early
     /// 413, say) leaves the connection unusable; so do bytes past the end.
-    private func complete(extraBytes: Bool) {
+    func complete(extraBytes: Bool) {
         guard let exchange, let response else { return }
         let reusable = response.keepAlive && requestSent && !sendBroken && !extraBytes
         detach()
@@ -427,7 +252,7 @@ final class UpstreamConnection: EventLoopHandler {
     }
 
     /// Lets go of the exchange: it is no longer running here.
-    private func detach() {
+    func detach() {
         guard let exchange else { return }
         self.exchange = nil
         pool.running[exchange.id] = nil
@@ -441,7 +266,7 @@ final class UpstreamConnection: EventLoopHandler {
 
     /// Whether the request has fully left, or the server answered (for a
     /// timeout's "outcome unknown").
-    private var requestMayHaveArrived: Bool { requestSent || receivedAny }
+    var requestMayHaveArrived: Bool { requestSent || receivedAny }
 
     /// The timer holds the connection until its deadline (a weak
     /// reference would put every retain of it on the slow path).
@@ -469,7 +294,7 @@ final class UpstreamConnection: EventLoopHandler {
         }
     }
 
-    private func updateInterest() {
+    func updateInterest() {
         guard phase == .ready, let registration else { return }
         var wanted: EpollEvents = receivePaused ? [] : [.readable, .readHangup]
         if outboundOffset < outbound.count { wanted.insert(.writable) }

@@ -118,7 +118,7 @@ enum UpstreamResponseParser {
     /// A field and its value's bytes (trimmed).
     private static func parseField(_ line: UnsafeRawBufferPointer) throws(HTTPClientError) -> (HTTPField, UnsafeRawBufferPointer) {
         guard let colon = line.firstIndex(of: 0x3A), colon > 0 else { throw .invalidResponse }
-        for byte in line[..<colon] where !isTokenByte(byte) { throw .invalidResponse }
+        for byte in line[..<colon] where !HTTPRequestParser.isTokenByte(byte) { throw .invalidResponse }
         var start = colon + 1
         var end = line.count
         while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
@@ -165,16 +165,6 @@ enum UpstreamResponseParser {
             value = value * 10 + Int(byte - 0x30)
         }
         return value
-    }
-
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-             UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-             UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"): true
-        default: false
-        }
     }
 
     /// Visible characters, space, tab and obs-text; no other control.

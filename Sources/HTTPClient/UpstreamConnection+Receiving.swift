@@ -1,0 +1,180 @@
+import HTTP
+import System
+
+/// Reading the answer: the head, then the body under back-pressure, until
+/// its framing says it is complete or the server closes.
+extension UpstreamConnection {
+    func readAvailable() {
+        let buffer = pool.readBuffer
+        while exchange != nil, !receivePaused {
+            switch Socket.read(fd, into: buffer) {
+            case .done(let count):
+                received(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                // A short read drained the socket: epoll says when there is more.
+                if count < buffer.count { return }
+            case .wouldBlock:
+                return
+            case .closed:
+                return endOfStream()
+            }
+        }
+    }
+
+    private func received(_ bytes: UnsafeRawBufferPointer) {
+        guard let exchange else { return }
+        receivedAny = true
+        exchange.lastProgress = pool.loop.now
+        var leftover: Int
+        if pending.isEmpty {
+            let used = process(bytes)
+            leftover = bytes.count - used
+            if leftover > 0, self.exchange != nil, !responseDone {
+                pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[used...]))
+                leftover = 0
+            }
+        } else {
+            pending.append(contentsOf: bytes)
+            leftover = processPending()
+        }
+        if responseDone, self.exchange != nil { complete(extraBytes: leftover > 0) }
+    }
+
+    /// Processes `pending` from its start; returns how many bytes are left
+    /// over past a finished response.
+    private func processPending() -> Int {
+        // Taken out first: a failure inside clears `pending`.
+        let bytes = pending
+        pending = []
+        let used = bytes.withUnsafeBytes { process($0) }
+        if responseDone { return bytes.count - used }
+        if exchange != nil, used < bytes.count { pending = Array(bytes[used...]) }
+        return 0
+    }
+
+    /// Parses and delivers what `bytes` holds; returns how many were used.
+    /// Stops when the reader is behind, the response ends, or the exchange
+    /// failed.
+    private func process(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var offset = 0
+        while let exchange, !responseDone {
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+            guard let response else {
+                guard let end = UpstreamResponseParser.headEnd(rest) else {
+                    if rest.count > UpstreamResponseParser.maxHeadBytes { fail(.invalidResponse) }
+                    return offset
+                }
+                let head: UpstreamResponseHead
+                do {
+                    head = try UpstreamResponseParser.parse(UnsafeRawBufferPointer(rebasing: rest[..<end]),
+                                                            headRequest: exchange.headRequest)
+                } catch {
+                    fail(error)
+                    return offset
+                }
+                offset += end
+                if head.status < 200 {
+                    // 100 Continue and 103 Early Hints precede the answer;
+                    // nothing here asked to switch protocols.
+                    if head.status == 101 { fail(.invalidResponse); return offset }
+                    continue
+                }
+                deliverHead(head, exchange)
+                continue
+            }
+            switch response.framing {
+            case .none:
+                responseDone = true
+            case .length:
+                let count = min(remaining, rest.count)
+                if count == 0 { return offset }
+                guard offer(UnsafeRawBufferPointer(rebasing: rest[..<count]), exchange) else { return offset }
+                offset += count
+                remaining -= count
+                if remaining == 0 { responseDone = true }
+            case .untilClose:
+                if rest.isEmpty { return offset }
+                guard offer(rest, exchange) else { return offset }
+                offset += rest.count
+            case .chunked:
+                let step: ChunkedDecoder.Step
+                do { step = try decoder.step(rest) } catch { fail(error); return offset }
+                switch step {
+                case .more:
+                    return offset
+                case .framing(let count):
+                    offset += count
+                case .data(let count):
+                    guard offer(UnsafeRawBufferPointer(rebasing: rest[..<count]), exchange) else { return offset }
+                    decoder.delivered(count)
+                    offset += count
+                case .end(let count):
+                    offset += count
+                    responseDone = true
+                }
+            }
+        }
+        return offset
+    }
+
+    private func deliverHead(_ head: UpstreamResponseHead, _ exchange: UpstreamExchange) {
+        response = head
+        switch head.framing {
+        case .length(let length):
+            remaining = length
+            if length == 0 { responseDone = true }
+        case .none:
+            responseDone = true
+        case .chunked, .untilClose:
+            break
+        }
+        guard let waiter = exchange.waiter else { return }
+        exchange.waiter = nil
+        waiter.resume(returning: .success(HTTPClientStreamingResponse(
+            status: HTTPStatus(head.status), headers: head.headers,
+            body: HTTPClientResponseBody(channel: exchange.channel))))
+    }
+
+    /// Hands body bytes to the reader; false when it is behind (reading
+    /// pauses until it catches up) or the exchange failed.
+    private func offer(_ bytes: UnsafeRawBufferPointer, _ exchange: UpstreamExchange) -> Bool {
+        if let limit = exchange.responseLimit, receivedBytes + bytes.count > limit {
+            fail(.responseTooLarge)
+            return false
+        }
+        guard exchange.channel.offer(bytes) else {
+            receivePaused = true
+            updateInterest()
+            return false
+        }
+        receivedBytes += bytes.count
+        return true
+    }
+
+    /// The reader has drained enough: what waited is delivered, then reading goes on.
+    func resumeReceive() {
+        guard receivePaused, exchange != nil else { return }
+        receivePaused = false
+        if !pending.isEmpty {
+            let leftover = processPending()
+            if responseDone, exchange != nil { return complete(extraBytes: leftover > 0) }
+        }
+        updateInterest()
+    }
+
+    /// The server closed its side (or reset the connection).
+    private func endOfStream() {
+        guard let exchange else { return close() }
+        if let response, response.framing == .untilClose {
+            responseDone = true
+            return complete(extraBytes: false)
+        }
+        if !receivedAny, served > 0, exchange.replayable, !exchange.retried {
+            // A pooled connection the server had closed before it could
+            // read this request: send it once more on a new connection.
+            detach()
+            exchange.retried = true
+            return pool.retry(exchange, replacing: self)
+        }
+        fail(.connectionClosed)
+    }
+}
