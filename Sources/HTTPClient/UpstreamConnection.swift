@@ -177,7 +177,9 @@ final class UpstreamConnection: EventLoopHandler {
                     return updateInterest()
                 }
             }
-            outbound.removeAll(keepingCapacity: true)
+            // Without an upload, `outbound` still shares the exchange's head:
+            // let go of it rather than copy it to keep its capacity.
+            if exchange.upload == nil { outbound = [] } else { outbound.removeAll(keepingCapacity: true) }
             outboundOffset = 0
             if uploadEnded {
                 requestSent = true
@@ -244,11 +246,7 @@ final class UpstreamConnection: EventLoopHandler {
         guard let exchange else { return }
         detach()
         pool.stats.failures.add(1, ordering: .relaxed)
-        if let waiter = exchange.waiter {
-            exchange.waiter = nil
-            waiter.resume(returning: .failure(error))
-        }
-        exchange.channel.finish(.failure(error))
+        exchange.fail(error)
     }
 
     /// Lets go of the exchange: it is no longer running here.
@@ -257,8 +255,7 @@ final class UpstreamConnection: EventLoopHandler {
         self.exchange = nil
         pool.running[exchange.id] = nil
         pool.stats.activeTransfers.subtract(1, ordering: .relaxed)
-        exchange.pump?.cancel()
-        exchange.upload?.close()
+        exchange.stopUpload()
         pending = []
         receivePaused = false
         uploadPaused = false
@@ -266,7 +263,7 @@ final class UpstreamConnection: EventLoopHandler {
 
     /// Whether the request has fully left, or the server answered (for a
     /// timeout's "outcome unknown").
-    var requestMayHaveArrived: Bool { requestSent || receivedAny }
+    private var requestMayHaveArrived: Bool { requestSent || receivedAny }
 
     /// The timer holds the connection until its deadline (a weak
     /// reference would put every retain of it on the slow path).

@@ -47,6 +47,23 @@ final class UpstreamExchange {
     /// that is not streamed.
     let replayable: Bool
 
+    /// Stops pulling the body from its source: the exchange has ended.
+    func stopUpload() {
+        pump?.cancel()
+        upload?.close()
+    }
+
+    /// Ends the exchange with `error`: whoever waits for the head gets it,
+    /// else the body's reader does.
+    func fail(_ error: HTTPClientError) {
+        stopUpload()
+        if let waiter {
+            self.waiter = nil
+            waiter.resume(returning: .failure(error))
+        }
+        channel.finish(.failure(error))
+    }
+
     /// The request line, `Host`, the caller's fields (framing fields
     /// dropped: framing follows the body) and the body's framing field,
     /// then the whole body when there is one. `streamedLength`: nil when

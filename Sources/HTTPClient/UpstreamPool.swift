@@ -118,11 +118,7 @@ final class UpstreamPool: @unchecked Sendable {
     /// A connection finished its exchange and can carry another.
     func release(_ connection: UpstreamConnection) {
         let endpoint = connection.endpoint
-        if var waiting = queued[endpoint], !waiting.isEmpty {
-            let next = waiting.removeFirst()
-            queued[endpoint] = waiting.isEmpty ? nil : waiting
-            return connection.begin(next)
-        }
+        if let next = nextInLine(endpoint) { return connection.begin(next) }
         guard !shutDown, idleCount < configuration.maxIdleConnections else { return connection.close() }
         connection.idleSince = loop.now
         idle[endpoint, default: []].append(connection)
@@ -145,11 +141,15 @@ final class UpstreamPool: @unchecked Sendable {
         }
         let count = open[endpoint, default: 1] - 1
         open[endpoint] = count > 0 ? count : nil
-        if !shutDown, var waiting = queued[endpoint], !waiting.isEmpty {
-            let next = waiting.removeFirst()
-            queued[endpoint] = waiting.isEmpty ? nil : waiting
-            openConnection(for: next)
-        }
+        if !shutDown, let next = nextInLine(endpoint) { openConnection(for: next) }
+    }
+
+    /// The request that has waited longest for a connection to `endpoint`.
+    private func nextInLine(_ endpoint: String) -> UpstreamExchange? {
+        guard var waiting = queued[endpoint], !waiting.isEmpty else { return nil }
+        let next = waiting.removeFirst()
+        queued[endpoint] = waiting.isEmpty ? nil : waiting
+        return next
     }
 
     // MARK: Ending early
@@ -174,13 +174,7 @@ final class UpstreamPool: @unchecked Sendable {
     /// Ends an exchange that never reached a connection.
     private func fail(_ exchange: UpstreamExchange, _ error: HTTPClientError) {
         stats.failures.add(1, ordering: .relaxed)
-        exchange.pump?.cancel()
-        exchange.upload?.close()
-        if let waiter = exchange.waiter {
-            exchange.waiter = nil
-            waiter.resume(returning: .failure(error))
-        }
-        exchange.channel.finish(.failure(error))
+        exchange.fail(error)
     }
 
     /// Ends every exchange with `.cancelled` and closes every connection.

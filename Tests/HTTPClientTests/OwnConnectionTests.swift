@@ -241,14 +241,10 @@ import Glibc
             .answer("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\none"),
             .answer("HTTP/1.1 201 Created\r\nContent-Length: 3\r\n\r\ntwo"),
         ])
-        try await withClient(loops: 1, configuration: quick) { client, _ in
-            let first = try await get(client, upstream.url("/1"))
-            let second = try await get(client, upstream.url("/2"))
-            #expect(first == Answer(200, "one"))
-            #expect(second == Answer(201, "two"))
-            #expect(upstream.accepted == 1)
-            #expect(upstream.received.map(\.connection) == [1, 1])
-        }
+        let answers = try await getInTurn([upstream.url("/1"), upstream.url("/2")])
+        #expect(answers == [Answer(200, "one"), Answer(201, "two")])
+        #expect(upstream.accepted == 1)
+        #expect(upstream.received.map(\.connection) == [1, 1])
     }
 
     /// The upstream keeps the first connection open: only the client's
@@ -258,14 +254,10 @@ import Glibc
             .answer("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 3\r\n\r\none"),
             .answer("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntwo"),
         ])
-        try await withClient(loops: 1, configuration: quick) { client, _ in
-            let first = try await get(client, upstream.url("/"))
-            let second = try await get(client, upstream.url("/"))
-            #expect(first == Answer(200, "one"))
-            #expect(second == Answer(200, "two"))
-            #expect(upstream.accepted == 2)
-            #expect(upstream.received.map(\.connection) == [1, 2])
-        }
+        let answers = try await getInTurn([upstream.url("/"), upstream.url("/")])
+        #expect(answers == [Answer(200, "one"), Answer(200, "two")])
+        #expect(upstream.accepted == 2)
+        #expect(upstream.received.map(\.connection) == [1, 2])
     }
 
     @Test func bytesPastTheEndOfAResponseRetireTheConnection() async throws {
@@ -273,13 +265,9 @@ import Glibc
             .answer("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\noneHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nforged"),
             .answer("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntwo"),
         ])
-        try await withClient(loops: 1, configuration: quick) { client, _ in
-            let first = try await get(client, upstream.url("/"))
-            let second = try await get(client, upstream.url("/"))
-            #expect(first == Answer(200, "one"))
-            #expect(second == Answer(200, "two"))
-            #expect(upstream.accepted == 2)
-        }
+        let answers = try await getInTurn([upstream.url("/"), upstream.url("/")])
+        #expect(answers == [Answer(200, "one"), Answer(200, "two")])
+        #expect(upstream.accepted == 2)
     }
 
     /// A HEAD response's Content-Length announces no body on the wire.
@@ -304,13 +292,9 @@ import Glibc
             .answer("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\none", then: .close),
             .answer("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntwo"),
         ])
-        try await withClient(loops: 1, configuration: quick) { client, _ in
-            let first = try await get(client, upstream.url("/"))
-            let second = try await get(client, upstream.url("/"))
-            #expect(first == Answer(200, "one"))
-            #expect(second == Answer(200, "two"))
-            #expect(upstream.accepted == 2)
-        }
+        let answers = try await getInTurn([upstream.url("/"), upstream.url("/")])
+        #expect(answers == [Answer(200, "one"), Answer(200, "two")])
+        #expect(upstream.accepted == 2)
     }
 
     /// The server reads the reused connection's request and closes it
@@ -634,6 +618,15 @@ private struct Answer: Equatable {
 /// Streams a GET of `url` and reads its whole body.
 private func get(_ client: HTTPClient, _ url: String) async throws(HTTPClientError) -> Answer {
     try await get(client, HTTPClientRequest(url: url))
+}
+
+/// GETs `urls` one after another through one client on one loop.
+private func getInTurn(_ urls: [String]) async throws -> [Answer] {
+    try await withClient(loops: 1, configuration: quick) { client, _ in
+        var answers: [Answer] = []
+        for url in urls { answers.append(try await get(client, url)) }
+        return answers
+    }
 }
 
 /// Streams `request` (its body given whole) and reads the whole answer.
