@@ -80,6 +80,7 @@ public enum ConfigLoader {
         let upstreamTimeout = reader.integer(.upstreamTimeout)
         let idle = reader.integer(.sessionIdleTimeout)
         let absolute = reader.integer(.sessionAbsoluteTimeout)
+        let staleness = reader.integer(.sessionCacheStaleness)
         if let idle, let absolute, idle > absolute {
             reader.report(.sessionIdleTimeout, "must not exceed BFF_SESSION_ABSOLUTE_TIMEOUT_S")
         }
@@ -92,6 +93,7 @@ public enum ConfigLoader {
             if let cookie { config.sessionCookie = cookie }
             if let idle { config.sessionIdleTimeout = .seconds(idle) }
             if let absolute { config.sessionAbsoluteTimeout = .seconds(absolute) }
+            if let staleness { config.sessionCacheStaleness = .milliseconds(staleness) }
             config.machineClient = machine
             if let skew { config.refreshSkew = .seconds(skew) }
             if let leeway { config.refreshReuseLeeway = .seconds(leeway) }

@@ -36,6 +36,7 @@ extension GatewayConfig: CustomStringConvertible {
             SettingDefinition.sessionCookie.name: sessionCookie,
             SettingDefinition.sessionIdleTimeout.name: String(sessionIdleTimeout.components.seconds),
             SettingDefinition.sessionAbsoluteTimeout.name: String(sessionAbsoluteTimeout.components.seconds),
+            SettingDefinition.sessionCacheStaleness.name: milliseconds(sessionCacheStaleness),
             SettingDefinition.machineClientID.name: machineClient?.id ?? notSet,
             SettingDefinition.machineClientSecret.name: machineClient == nil ? notSet : "set",
             SettingDefinition.refreshSkew.name: String(refreshSkew.components.seconds),

@@ -61,6 +61,8 @@ public struct GatewayConfig: Sendable {
     public var sessionIdleTimeout: Duration = .seconds(1800)
     /// BFF_SESSION_ABSOLUTE_TIMEOUT_S.
     public var sessionAbsoluteTimeout: Duration = .seconds(43200)
+    /// BFF_SESSION_CACHE_STALENESS_MS; zero turns the session cache off.
+    public var sessionCacheStaleness: Duration = .seconds(1)
     /// BFF_M2M_CLIENT_ID and BFF_M2M_CLIENT_SECRET, both or neither.
     public var machineClient: ClientCredentials?
     /// BFF_REFRESH_SKEW_S.

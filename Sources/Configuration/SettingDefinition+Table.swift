@@ -5,7 +5,7 @@ extension SettingDefinition {
         routes, loops, maxConnections, maxHeaderBytes, maxBodyBytes, headerTimeout, bodyTimeout,
         idleTimeout, writeTimeout, shutdownTimeout, logLevel, accessLog,
         forwardedHeader, modgudTimeout, modgudCAFile, scopes, resource, sessionCookie, sessionIdleTimeout,
-        sessionAbsoluteTimeout, machineClientID, machineClientSecret, refreshSkew, refreshReuseLeeway, upstreamTimeout,
+        sessionAbsoluteTimeout, sessionCacheStaleness, machineClientID, machineClientSecret, refreshSkew, refreshReuseLeeway, upstreamTimeout,
     ]
 
     /// The row for an environment variable name, if there is one.

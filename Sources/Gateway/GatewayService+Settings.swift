@@ -4,6 +4,7 @@ import HTTP
 import Modgud
 import Redis
 import Sessions
+import SessionsRedis
 import System
 
 extension GatewayService {
@@ -48,6 +49,16 @@ extension GatewayService {
     static func sessionConfiguration(_ config: GatewayConfig) -> SessionConfiguration {
         SessionConfiguration(cookieName: config.sessionCookie, idleTimeout: config.sessionIdleTimeout,
                              absoluteTimeout: config.sessionAbsoluteTimeout)
+    }
+
+    /// The session cache: up to 4,096 sealed records (about 6 MB), served
+    /// while Redis's invalidations are at most BFF_SESSION_CACHE_STALENESS_MS
+    /// behind; nil when that is 0.
+    static func sessionCache(_ config: GatewayConfig, redis: RedisClient, loop: EventLoop) -> RedisTrackedCache? {
+        guard config.sessionCacheStaleness > .zero else { return nil }
+        return RedisTrackedCache(configuration: redisConfiguration(config), loop: loop, publisher: redis,
+                                 settings: RedisSessionStore.recordCacheSettings(capacity: 4096,
+                                                                                 maxStaleness: config.sessionCacheStaleness))
     }
 
     /// What `/bff/capabilities` reports.

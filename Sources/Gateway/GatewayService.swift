@@ -26,6 +26,9 @@ public final class GatewayService: Sendable {
     public let upstreams: HTTPClient
     /// Refresh outcomes between instances.
     public let refreshSignals: RefreshSignals
+    /// Session records kept current by Redis's invalidations; nil when
+    /// BFF_SESSION_CACHE_STALENESS_MS is 0.
+    public let sessionCache: RedisTrackedCache?
     /// The public listener's routes, for checks against Docs/openapi.yaml.
     public let publicRoutes: [(method: HTTPMethod, pattern: String)]
 
@@ -36,7 +39,9 @@ public final class GatewayService: Sendable {
         let requestIDs = RequestIDGenerator()
 
         let redis = RedisClient(configuration: Self.redisConfiguration(config), loops: group.loops)
-        let sessions = SessionManager(store: RedisSessionStore(client: redis), configuration: Self.sessionConfiguration(config))
+        let sessionCache = Self.sessionCache(config, redis: redis, loop: group.loops[0])
+        let sessions = SessionManager(store: RedisSessionStore(client: redis, cache: sessionCache),
+                                      configuration: Self.sessionConfiguration(config))
         var clientSettings = HTTPClientConfiguration(connectTimeout: .seconds(2), timeout: config.modgudTimeout)
         clientSettings.caFile = config.modgudCAFile
         let http = try HTTPClient(configuration: clientSettings, loops: group.loops)
@@ -51,6 +56,7 @@ public final class GatewayService: Sendable {
         self.modgud = modgud
         self.upstreams = upstreams
         refreshSignals = signals
+        self.sessionCache = sessionCache
 
         var publicRouter = Router()
         let bodyLimit = RouteOptions(maxBodyBytes: config.maxBodyBytes)
@@ -98,6 +104,7 @@ public final class GatewayService: Sendable {
     public func start() async throws {
         redis.start()
         refreshSignals.start()
+        sessionCache?.start()
         try await publicServer.start()
         try await adminServer.start()
         logger.info("gateway.started", [
@@ -132,6 +139,7 @@ public final class GatewayService: Sendable {
         async let adminDone: Void = adminServer.shutdown(gracePeriod: config.shutdownTimeout)
         _ = await (publicDone, adminDone)
         await refreshSignals.close()
+        await sessionCache?.close()
         await redis.close()
         await http.shutdown()
         await upstreams.shutdown()

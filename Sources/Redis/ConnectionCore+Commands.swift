@@ -16,6 +16,16 @@ extension ConnectionCore {
         armTimeoutTimer(for: deadline)
     }
 
+    /// Writes one encoded command whose reply (or failure) goes to `body` on
+    /// the loop thread. False, and `body` never called, when not ready.
+    func send(_ command: [UInt8], then body: @escaping (Result<RedisValue, RedisError>) -> Void) -> Bool {
+        guard let context = readyContext else { return false }
+        let deadline = MonotonicClock.now() &+ configuration.commandTimeout.nanoseconds
+        guard context.issue(command, waiter: .callback(body), deadline: deadline) else { return false }
+        armTimeoutTimer(for: deadline)
+        return true
+    }
+
     /// Writes a batch of encoded commands back to back (one write); the
     /// continuation gets every reply in order, or the first failure.
     func send(batch commands: [[UInt8]], continuation: CheckedContinuation<Result<[RedisValue], RedisError>, Never>) {

@@ -162,6 +162,8 @@ final class HiredisContext: EventLoopHandler {
             collector.deliver(result, at: index)
         case .handshake(let step):
             delegate?.context(self, handshake: step, didReply: result)
+        case .callback(let body):
+            body(result)
         }
     }
 

@@ -7,6 +7,9 @@ enum Waiter {
     case batch(BatchCollector, index: Int)
     /// `AUTH`, `SELECT` or `PING` while connecting.
     case handshake(HandshakeStep)
+    /// A command the loop-confined owner sends for itself (the tracking
+    /// set-up); called on the loop thread with the reply or the failure.
+    case callback((Result<RedisValue, RedisError>) -> Void)
 }
 
 /// The connect-time commands, in the order they are sent.

@@ -36,8 +36,10 @@ public struct SessionManager: Sendable {
 
     /// The session the request's `Cookie` header points to, or why there
     /// is none. One store round trip, which renews the idle timeout when
-    /// this process has not for a touch interval; a session served lately
-    /// is neither derived nor decrypted again (see `SessionMemo`).
+    /// this process has not for a touch interval; between renewals the
+    /// store may answer from memory it keeps current (`loadRecent`). A
+    /// session served lately is neither derived nor decrypted again (see
+    /// `SessionMemo`).
     public func lookup(cookieHeader: String?) async throws(SessionError) -> SessionLookup<Session> {
         guard let header = cookieHeader,
               let value = CookieHeader.value(named: configuration.cookieName, in: header)
@@ -55,7 +57,7 @@ public struct SessionManager: Sendable {
         let touch = now &- entry.touchedAt >= UInt64(configuration.touchInterval.wholeMilliseconds)
         let (key, idle) = (entry.handle.storeKey, configuration.idleTimeout)
         guard let record = try await call({ () async throws(SessionStoreError) in
-            try await store.load(key, touch: touch ? idle : nil)
+            touch ? try await store.load(key, touch: idle) : try await store.loadRecent(key)
         }) else {
             memo.forget(cookieValue: cookieValue)
             return .notFound

@@ -28,6 +28,13 @@ public protocol SessionStore: Sendable {
     /// its absolute expiry is removed and nil is returned.
     func load(_ key: String, touch: Duration?) async throws(SessionStoreError) -> StoredRecord?
 
+    /// Reads the record under `key` like `load(key, touch: nil)`, but may
+    /// answer from memory that the backend keeps current (see
+    /// `RedisSessionStore`: at most its staleness bound behind). For the
+    /// request path only: whoever writes depending on what it read (the
+    /// refresh) uses `load`.
+    func loadRecent(_ key: String) async throws(SessionStoreError) -> StoredRecord?
+
     /// Reads and removes the record under `key` in one atomic step, so that
     /// of two concurrent callers at most one gets it (single-use records).
     func take(_ key: String) async throws(SessionStoreError) -> StoredRecord?
@@ -73,4 +80,11 @@ public protocol SessionStore: Sendable {
 
     /// One round trip that proves the store answers (for `/readyz`).
     func checkAvailability() async throws(SessionStoreError)
+}
+
+extension SessionStore {
+    /// No memory of its own: the same as `load(key, touch: nil)`.
+    public func loadRecent(_ key: String) async throws(SessionStoreError) -> StoredRecord? {
+        try await load(key, touch: nil)
+    }
 }

@@ -22,11 +22,18 @@ public struct RedisSessionStore: SessionStore {
     let lockPrefix: [UInt8]
     let indexPrefix: [UInt8]
     let unixClock: any UnixClock
+    /// Records kept current by Redis's invalidations, for `loadRecent`.
+    let cache: RedisTrackedCache?
 
     /// A store on `client`, writing keys under `keyPrefix`, reading "now"
-    /// for absolute expiries and index scores from `unixClock`.
-    public init(client: RedisClient, keyPrefix: String = "bff:", unixClock: any UnixClock = SystemUnixClock()) {
+    /// for absolute expiries and index scores from `unixClock`. With
+    /// `cache` (made with ``recordCacheSettings(keyPrefix:capacity:maxStaleness:)``),
+    /// `loadRecent` answers from it while it is current.
+    public init(client: RedisClient, keyPrefix: String = "bff:", unixClock: any UnixClock = SystemUnixClock(),
+                cache: RedisTrackedCache? = nil)
+    {
         self.client = client
+        self.cache = cache
         recordPrefix = Array((keyPrefix + "s:").utf8)
         lockPrefix = Array((keyPrefix + "l:").utf8)
         indexPrefix = Array((keyPrefix + "u:").utf8)
@@ -47,7 +54,7 @@ public struct RedisSessionStore: SessionStore {
     public func save(_ key: String, record: StoredRecord, ttl: Duration) async throws(SessionStoreError) {
         let redisKey = recordPrefix + key.utf8
         let milliseconds = record.timeToLive(ttl, now: unixClock.unixMilliseconds())
-        _ = try await run { () async throws(RedisError) in
+        _ = try await writing([key]) { () async throws(RedisError) in
             guard milliseconds > 0 else { return try await client.send([Array("DEL".utf8), redisKey]) }
             return try await client.eval(SessionScripts.save, keys: [redisKey], arguments: [
                 decimal(record.version), decimal(record.absoluteExpiry), record.bytes, decimal(milliseconds),
@@ -60,9 +67,7 @@ public struct RedisSessionStore: SessionStore {
         let redisKey = recordPrefix + key.utf8
         let now = unixClock.unixMilliseconds()
         let reply = try await run { () async throws(RedisError) in
-            guard let touch else {
-                return try await client.send([Array("HMGET".utf8), redisKey, [0x76], [0x78], [0x64]])
-            }
+            guard let touch else { return try await readRecord(redisKey) }
             return try await client.eval(SessionScripts.loadAndTouch, keys: [redisKey], arguments: [
                 decimal(touch.wholeMilliseconds), decimal(now),
             ])
@@ -70,10 +75,33 @@ public struct RedisSessionStore: SessionStore {
         return try Self.record(from: reply)
     }
 
+    /// `SessionStore.loadRecent`: from the tracked cache when it holds the
+    /// record and is current; else one `HMGET`, whose reply fills the cache
+    /// unless an invalidation of the key crossed it.
+    public func loadRecent(_ key: String) async throws(SessionStoreError) -> StoredRecord? {
+        guard let cache else { return try await load(key, touch: nil) }
+        if let reply = cache.cached(key) { return try Self.record(from: reply) }
+        let redisKey = recordPrefix + key.utf8
+        let reply = try await run { () async throws(RedisError) in
+            try await cache.fill(key) { () async throws(RedisError) in
+                let reply = try await readRecord(redisKey)
+                return (reply, !Self.isMissing(reply))
+            }
+        }
+        return try Self.record(from: reply)
+    }
+
+    /// The settings of a record cache for a store writing under `keyPrefix`.
+    public static func recordCacheSettings(keyPrefix: String = "bff:", capacity: Int, maxStaleness: Duration)
+        -> RedisTrackedCache.Settings
+    {
+        RedisTrackedCache.Settings(keyPrefix: Array((keyPrefix + "s:").utf8), capacity: capacity, maxStaleness: maxStaleness)
+    }
+
     /// `SessionStore.take`: see the protocol for the contract.
     public func take(_ key: String) async throws(SessionStoreError) -> StoredRecord? {
         let redisKey = recordPrefix + key.utf8
-        let reply = try await run { () async throws(RedisError) in
+        let reply = try await writing([key]) { () async throws(RedisError) in
             try await client.eval(SessionScripts.take, keys: [redisKey])
         }
         return try Self.record(from: reply)
@@ -83,7 +111,7 @@ public struct RedisSessionStore: SessionStore {
     public func delete(_ keys: [String]) async throws(SessionStoreError) {
         guard !keys.isEmpty else { return }
         let redisKeys = keys.map { recordPrefix + $0.utf8 }
-        _ = try await run { () async throws(RedisError) in try await client.delete(redisKeys) }
+        _ = try await writing(keys) { () async throws(RedisError) in try await client.delete(redisKeys) }
     }
 
     /// `SessionStore.compareAndSet`: see the protocol for the contract.
@@ -92,7 +120,7 @@ public struct RedisSessionStore: SessionStore {
     ) async throws(SessionStoreError) -> Bool {
         let redisKey = recordPrefix + key.utf8
         let milliseconds = record.timeToLive(ttl, now: unixClock.unixMilliseconds())
-        let reply = try await run { () async throws(RedisError) in
+        let reply = try await writing([key]) { () async throws(RedisError) in
             try await client.eval(SessionScripts.compareAndSet, keys: [redisKey], arguments: [
                 decimal(expectedVersion), decimal(expectedVersion &+ 1), decimal(record.absoluteExpiry),
                 record.bytes, decimal(milliseconds),
@@ -114,7 +142,7 @@ public struct RedisSessionStore: SessionStore {
         case .null:
             return nil
         case .array(let fields) where fields.count == 3:
-            if fields.allSatisfy(\.isNull) { return nil }
+            if isMissing(reply) { return nil }
             guard let version = fields[0].bytes.flatMap(parseDecimal), let expiry = fields[1].bytes.flatMap(parseDecimal),
                   let bytes = fields[2].bytes
             else { throw .unexpectedReply(reason: "a session record with missing or malformed fields") }
@@ -124,10 +152,35 @@ public struct RedisSessionStore: SessionStore {
         }
     }
 
+    /// Whether a record reply says there is no record.
+    static func isMissing(_ reply: RedisValue) -> Bool {
+        switch reply {
+        case .null: true
+        case .array(let fields): fields.allSatisfy(\.isNull)
+        default: true
+        }
+    }
+
     /// A 0/1 integer reply as a Bool.
     static func flag(_ reply: RedisValue) throws(SessionStoreError) -> Bool {
         guard let value = reply.integer else { throw .unexpectedReply(reason: "expected an integer") }
         return value == 1
+    }
+
+    /// `HMGET` of a record's three fields.
+    func readRecord(_ redisKey: [UInt8]) async throws(RedisError) -> RedisValue {
+        try await client.send([Array("HMGET".utf8), redisKey, [0x76], [0x78], [0x64]])
+    }
+
+    /// Runs a write of the records under `keys`: their cached copies are
+    /// dropped before it is sent and again once it is answered or failed, so
+    /// a copy read meanwhile by another request of this process does not
+    /// outlive the write here, even before Redis's invalidation arrives.
+    func writing<T>(_ keys: [String], _ body: () async throws(RedisError) -> T) async throws(SessionStoreError) -> T {
+        guard let cache else { return try await run(body) }
+        for key in keys { cache.forget(key) }
+        defer { for key in keys { cache.forget(key) } }
+        return try await run(body)
     }
 
     /// Runs Redis calls, mapping their errors.
