@@ -84,7 +84,8 @@ public struct Router: Sendable {
            let route = exact.first(where: { $0.method == method }) ?? (method == .head ? exact.first { $0.method == .get } : nil) {
             return .found(pattern: route.pattern, parameters: [:], options: route.options, responder: route.responder)
         }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        // Split by bytes: `/` never ends a longer character.
+        let parts = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { Substring($0) }
         var best: (route: Route, parameters: [String: String])?
         for route in routes where Self.serves(route, method) {
             guard let parameters = Self.bind(route, to: parts) else { continue }

@@ -98,9 +98,10 @@ extension StringProtocol {
     /// Without leading and trailing spaces and tabs (HTTP's optional
     /// whitespace around field values and list items).
     public var trimmingSpacesAndTabs: Substring {
-        var text = self[...]
-        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
-        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        // By bytes: space and tab are never part of a longer character here.
+        var text = Substring(self).utf8[...]
+        while let first = text.first, first == 0x20 || first == 0x09 { text = text.dropFirst() }
+        while let last = text.last, last == 0x20 || last == 0x09 { text = text.dropLast() }
         return Substring(text)
     }
 }

@@ -23,32 +23,39 @@ struct PlainHTTPTarget: Equatable {
         let target = Substring(rest[authorityEnd...])
         guard !authority.isEmpty, !authority.utf8.contains(UInt8(ascii: "@")),
               !target.utf8.contains(UInt8(ascii: "#")), !authority.utf8.contains(UInt8(ascii: "#")) else { return nil }
-        var hostPart = authority
+        // By bytes throughout: `[`, `]` and `:` never end a longer character.
+        let authorityBytes = authority.utf8
+        var hostPart = authorityBytes[...]
         var port: UInt16 = 80
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return nil }
-            hostPart = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
+        if authorityBytes.first == UInt8(ascii: "[") {
+            guard let close = authorityBytes.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            hostPart = authorityBytes[authorityBytes.index(after: authorityBytes.startIndex)..<close]
+            let after = authorityBytes[authorityBytes.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":"), let value = Self.port(after.dropFirst()) else { return nil }
+                guard after.first == UInt8(ascii: ":"), let value = Self.port(after.dropFirst()) else { return nil }
                 port = value
             }
-        } else if let colon = authority.lastIndex(of: ":") {
-            guard let value = Self.port(authority[authority.index(after: colon)...]) else { return nil }
-            hostPart = authority[..<colon]
+        } else if let colon = authorityBytes.lastIndex(of: UInt8(ascii: ":")) {
+            guard let value = Self.port(authorityBytes[authorityBytes.index(after: colon)...]) else { return nil }
+            hostPart = authorityBytes[..<colon]
             port = value
         }
         guard !hostPart.isEmpty else { return nil }
-        self.host = String(hostPart)
+        self.host = String(Substring(hostPart))
         self.port = port
         self.authority = String(authority)
-        self.target = target.isEmpty ? "/" : target.hasPrefix("?") ? "/" + target : String(target)
+        self.target = target.isEmpty ? "/" : target.utf8.first == UInt8(ascii: "?") ? "/" + target : String(target)
     }
 
-    private static func port(_ text: Substring) -> UInt16? {
-        guard !text.isEmpty, text.utf8.count <= 5, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-              let value = UInt16(text), value > 0 else { return nil }
-        return value
+    private static func port(_ digits: Substring.UTF8View.SubSequence) -> UInt16? {
+        guard !digits.isEmpty, digits.count <= 5 else { return nil }
+        var value = 0
+        for digit in digits {
+            guard digit >= 0x30, digit <= 0x39 else { return nil }
+            value = value * 10 + Int(digit - 0x30)
+        }
+        guard value > 0, value <= Int(UInt16.max) else { return nil }
+        return UInt16(value)
     }
 
     private static func equalIgnoringCase(_ a: UInt8, _ b: UInt8) -> Bool {

@@ -18,6 +18,21 @@ struct APIProxy: Sendable {
     let addresses: ClientAddressResolver
     let publicOrigin: WebOrigin
     let timeout: Duration
+    /// `X-Forwarded-Host`: the public origin's authority, written once.
+    let forwardedHost: String
+
+    init(upstreams: HTTPClient, sessions: SessionManager, refresher: RefreshCoordinator?, clientTokens: ClientTokenCache?,
+         addresses: ClientAddressResolver, publicOrigin: WebOrigin, timeout: Duration)
+    {
+        self.upstreams = upstreams
+        self.sessions = sessions
+        self.refresher = refresher
+        self.clientTokens = clientTokens
+        self.addresses = addresses
+        self.publicOrigin = publicOrigin
+        self.timeout = timeout
+        forwardedHost = publicOrigin.url.authority
+    }
 
     /// The methods a route without a `methods` list accepts (HEAD comes with GET).
     static let defaultMethods: [HTTPMethod] = [.get, .post, .put, .patch, .delete, .options]
@@ -26,16 +41,19 @@ struct APIProxy: Sendable {
         for route in routes {
             let methods = route.methods.map { $0.map { HTTPMethod($0) } } ?? Self.defaultMethods
             let options = RouteOptions(maxBodyBytes: route.maxBodyBytes ?? .max, csrf: true)
+            let base = route.upstream.description
             // The router answers HEAD with the GET route.
             for method in methods where method != .head || !methods.contains(.get) {
                 router.add(method, route.prefix + "*", options: options) { request, context in
-                    try await forward(request, route: route, context: context)
+                    try await forward(request, route: route, base: base, context: context)
                 }
             }
         }
     }
 
-    func forward(_ request: HTTPRequest, route: RouteConfig, context: RequestContext) async throws -> HTTPResponse {
+    /// Sends `request` to `route`'s upstream, whose base URL is `base`
+    /// (`route.upstream` written out once, at registration).
+    func forward(_ request: HTTPRequest, route: RouteConfig, base: String, context: RequestContext) async throws -> HTTPResponse {
         let path = request.path
         guard path.hasPrefix(route.prefix) else { throw GatewayError.notFound }
         let rest = path.dropFirst(route.prefix.count)
@@ -46,7 +64,7 @@ struct APIProxy: Sendable {
         var extraCookies: [String] = []
         let token = try await token(for: route, request, client: client, context: context, expiredCookies: &extraCookies)
 
-        var url = route.upstream.description + rest
+        var url = base + rest
         if let query = request.head.query { url += "?" + query }
         let headers = upstreamHeaders(request.headers, token: token, client: client)
         let limit = route.maxBodyBytes ?? .max
@@ -129,7 +147,7 @@ struct APIProxy: Sendable {
         if let token { headers.add("Authorization", "Bearer " + token.revealed) }
         headers.add("X-Forwarded-For", client.description)
         headers.add("X-Forwarded-Proto", publicOrigin.scheme.rawValue)
-        headers.add("X-Forwarded-Host", publicOrigin.url.authority)
+        headers.add("X-Forwarded-Host", forwardedHost)
         return headers
     }
 
@@ -165,7 +183,7 @@ struct APIProxy: Sendable {
     /// A `Set-Cookie` for one of the gateway's own cookie names: an API
     /// must not be able to replace or clear the session.
     private func isGatewayCookie(_ value: String) -> Bool {
-        let name = value.prefix { $0 != "=" }.trimmingSpacesAndTabs
+        let name = Substring(value.utf8.prefix { $0 != UInt8(ascii: "=") }).trimmingSpacesAndTabs
         return name == sessions.configuration.cookieName || name == sessions.configuration.flowCookieName
     }
 
