@@ -118,7 +118,7 @@ public struct Router: Sendable {
         var parameters: [String: String] = [:]
         for (segment, part) in zip(route.segments, parts) {
             switch segment {
-            case .literal(let literal): guard literal == part else { return nil }
+            case .literal(let literal): guard literal.utf8.elementsEqual(part.utf8) else { return nil }
             case .parameter(let name): parameters[name] = String(part)
             }
         }

@@ -70,18 +70,22 @@ extension SessionManager {
                   decoded.absoluteExpiresAt == record.absoluteExpiry
             else { return .tampered }
             content = decoded
-            entry.opened = (record, decoded)
+            entry.opened = SessionMemo.Opened(record: record, content: decoded)
         }
         guard content.absoluteExpiresAt > clock.unixMilliseconds() else { return .expired }
         return .found(Session(data: content.data, authenticatedAt: content.authenticatedAt,
                               absoluteExpiresAt: content.absoluteExpiresAt, version: record.version, handle: entry.handle))
     }
 
-    /// Byte equality through memcmp (`==` on arrays compares element by element).
+    /// Byte equality through memcmp (`==` on arrays compares element by
+    /// element); the same buffer (a record the store's cache returned
+    /// again) is equal without reading it.
     static func sameBytes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
         guard !a.isEmpty else { return true }
-        return a.withUnsafeBytes { x in b.withUnsafeBytes { y in memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
+        return a.withUnsafeBytes { x in
+            b.withUnsafeBytes { y in x.baseAddress == y.baseAddress || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+        }
     }
 
     /// Seals `plaintext` into a store record, refusing oversize content.

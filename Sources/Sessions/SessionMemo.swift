@@ -18,9 +18,21 @@ import Synchronization
 /// entries unused for an idle timeout are dropped, so decrypted tokens of a
 /// session nobody uses do not stay in memory.
 final class SessionMemo: Sendable {
+    /// A record and what it opened to; a class, so that copying an entry
+    /// (every lookup does) retains one reference instead of every field.
+    final class Opened: Sendable {
+        let record: StoredRecord
+        let content: SessionRecord
+
+        init(record: StoredRecord, content: SessionRecord) {
+            self.record = record
+            self.content = content
+        }
+    }
+
     struct Entry {
         let handle: RecordHandle
-        var opened: (record: StoredRecord, content: SessionRecord)?
+        var opened: Opened?
         /// Unix ms of the last idle renewal this process made; 0 for none.
         var touchedAt: UInt64 = 0
         /// Unix ms of the last lookup that used it.

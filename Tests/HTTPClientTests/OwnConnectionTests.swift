@@ -545,7 +545,9 @@ import Glibc
                 try await response.body.collect(upTo: 100)
             }
             let elapsed = ContinuousClock.now - started
-            #expect(elapsed > .milliseconds(250) && elapsed < .milliseconds(1500), "took \(elapsed)")
+            // The upper bound is loose: the parallel pass can stall a test by
+            // seconds; what matters is that it fires, and not early.
+            #expect(elapsed > .milliseconds(250) && elapsed < .seconds(5), "took \(elapsed)")
         }
     }
 }
