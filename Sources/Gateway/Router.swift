@@ -27,9 +27,12 @@ public struct Router: Sendable {
         let prefix: Bool
         let options: RouteOptions
         let responder: Responder
+        /// Its place in registration order, which breaks ties between matches.
+        let order: Int
 
         init(method: HTTPMethod, pattern: String, segments: [Segment], prefix: Bool, options: RouteOptions,
-             responder: @escaping Responder) {
+             responder: @escaping Responder, order: Int) {
+            self.order = order
             self.method = method
             self.pattern = pattern
             self.segments = segments
@@ -55,6 +58,12 @@ public struct Router: Sendable {
     /// Routes without parameters or prefixes, by exact path: the common
     /// case, answered without splitting the path.
     private var literal: [Substring: [Route]] = [:]
+    /// The other routes by their first segment when it is literal, and
+    /// those starting with a parameter (or with no segment), each in
+    /// registration order: a path is matched only against the routes that
+    /// can match its first segment.
+    private var byFirstLiteral: [Substring: [Route]] = [:]
+    private var openFirst: [Route] = []
 
     public init() {}
 
@@ -71,8 +80,13 @@ public struct Router: Sendable {
             part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(part)
         }
         let route = Route(method: method, pattern: pattern, segments: segments, prefix: isPrefix,
-                          options: options, responder: responder)
+                          options: options, responder: responder, order: routes.count)
         routes.append(route)
+        if case .literal(let first) = segments.first {
+            byFirstLiteral[first, default: []].append(route)
+        } else {
+            openFirst.append(route)
+        }
         if !isPrefix, !segments.contains(where: { if case .parameter = $0 { true } else { false } }) {
             let path = "/" + segments.map { if case .literal(let part) = $0 { String(part) } else { "" } }.joined(separator: "/")
             literal[Substring(path), default: []].append(route)
@@ -87,8 +101,19 @@ public struct Router: Sendable {
         // Split by bytes: `/` never ends a longer character.
         let parts = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { Substring($0) }
         var best: (route: Route, parameters: [String: String])?
-        for route in routes where Self.serves(route, method) {
-            guard let parameters = Self.bind(route, to: parts) else { continue }
+        let sameFirst = parts.first.flatMap { byFirstLiteral[$0] } ?? []
+        var (next, nextOpen) = (0, 0)
+        // Both lists merged in registration order, as if walking every route.
+        while next < sameFirst.count || nextOpen < openFirst.count {
+            let route: Route
+            if nextOpen == openFirst.count || (next < sameFirst.count && sameFirst[next].order < openFirst[nextOpen].order) {
+                route = sameFirst[next]
+                next += 1
+            } else {
+                route = openFirst[nextOpen]
+                nextOpen += 1
+            }
+            guard Self.serves(route, method), let parameters = Self.bind(route, to: parts) else { continue }
             if best == nil || route.segments.count > best!.route.segments.count || (best!.route.prefix && !route.prefix) {
                 best = (route, parameters)
             }

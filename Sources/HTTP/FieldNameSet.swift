@@ -3,7 +3,7 @@
 /// length, so most fields are turned away by their length alone.
 public struct FieldNameSet: Sendable {
     /// Lower-case names by their length in bytes.
-    private let byLength: [[[UInt8]]]
+    @usableFromInline let byLength: [[[UInt8]]]
 
     public init(_ names: [String]) {
         var buckets = [[[UInt8]]](repeating: [], count: (names.map(\.utf8.count).max() ?? 0) + 1)
@@ -13,6 +13,9 @@ public struct FieldNameSet: Sendable {
         byLength = buckets
     }
 
+    /// Inlinable, so callers in other modules get it specialized for
+    /// `String` and `Substring` instead of the generic entry point.
+    @inlinable
     public func contains(_ name: some StringProtocol) -> Bool {
         let count = name.utf8.count
         guard count < byLength.count, !byLength[count].isEmpty else { return false }

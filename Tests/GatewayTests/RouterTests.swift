@@ -56,4 +56,37 @@ struct RouterTests {
             return
         }
     }
+
+    /// Routes starting with a parameter or with no segment at all, beside
+    /// literal ones: the router only looks at the routes that can match a
+    /// path's first segment, and must still pick what walking every route
+    /// in registration order would pick.
+    static func mixedRouter() -> Router {
+        var router = Router()
+        let ok: Responder = { _, _ in HTTPResponse(status: .ok) }
+        router.add(.get, "/{tenant}/y", ok)
+        router.add(.get, "/x/{id}", ok)
+        router.add(.get, "/x/z", ok)
+        router.add(.get, "/*", ok)
+        router.add(.get, "/api/*", ok)
+        router.add(.get, "/{tenant}/items/{id}", ok)
+        router.add(.get, "/api/{version}/items/{id}", ok)
+        return router
+    }
+
+    @Test(arguments: [
+        ("/x/y", "/{tenant}/y"),
+        ("/x/q", "/x/{id}"),
+        ("/x/z", "/x/z"),
+        ("/", "/*"),
+        ("/other", "/*"),
+        ("/api", "/api/*"),
+        ("/api/v1", "/api/*"),
+        ("/acme/items/7", "/{tenant}/items/{id}"),
+        ("/api/items/7", "/{tenant}/items/{id}"),
+        ("/api/v2/items/7", "/api/{version}/items/{id}"),
+    ])
+    func routesOpeningWithAParameterOrNothingStillCompete(path: String, expected: String) {
+        #expect(Self.pattern(Self.mixedRouter().match(.get, path: path[...])) == expected)
+    }
 }
