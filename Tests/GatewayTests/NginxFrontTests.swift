@@ -89,7 +89,7 @@ struct NginxFrontTests {
             let foreign = try await chain.call(.post, "/bff/otp/request", json: ["email": .string(Self.email)],
                                                headers: [("Origin", "https://evil.example")])
             #expect(foreign.status.code == 403)
-            let access = chain.nginx.accessLog
+            let access = await chain.nginx.accessLog(awaiting: #""POST /bff/otp/request HTTP/1.1" 403"#)
             #expect(access.contains(#""POST /bff/otp/request HTTP/1.1" 200"#), "nginx logged the sign-in:\n\(access)")
             #expect(access.contains(#""POST /bff/otp/redeem HTTP/1.1" 200"#))
             #expect(access.contains(#""POST /bff/otp/request HTTP/1.1" 403"#))
@@ -112,7 +112,8 @@ struct NginxFrontTests {
             #expect(answers.map(\.status.code) == [200, 200, 429])
             let servers = answers.map { $0.headers["Server"] }
             #expect(servers == ["nginx", "nginx", "nginx"], "answered through nginx")
-            #expect(chain.nginx.accessLog.contains(#""POST /bff/otp/request HTTP/1.1" 429"#))
+            let limitedLine = #""POST /bff/otp/request HTTP/1.1" 429"#
+            #expect(await chain.nginx.accessLog(awaiting: limitedLine).contains(limitedLine))
             let otpCalls = chain.harness.modgudRequests().filter { $0["path"]?.stringValue == "/api/account/native/otp/request" }
             #expect(otpCalls.count == 3, "exactly one call to Modgud per client call: nginx and the gateway never retry a 429")
             #expect(otpCalls.allSatisfy { $0["forwardedFor"]?.stringValue == address })

@@ -63,6 +63,19 @@ final class NginxFront: Sendable {
     /// nginx's access log so far (the default `combined` format).
     var accessLog: String { (try? String(contentsOfFile: directory + "/logs/access.log", encoding: .utf8)) ?? "" }
 
+    /// The access log once it contains `line`, or after a second: nginx
+    /// writes a request's line after its answer has left, so a client can
+    /// read the log before the line of its last answer is in.
+    func accessLog(awaiting line: String) async -> String {
+        let clock = ContinuousClock(), deadline = clock.now + .seconds(1)
+        var text = accessLog
+        while !text.contains(line), clock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+            text = accessLog
+        }
+        return text
+    }
+
     /// A free loopback port for nginx, chosen before the gateway starts so
     /// the gateway's public origin can name it.
     static func reservePort() throws -> UInt16 {
