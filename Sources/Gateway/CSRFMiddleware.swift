@@ -24,12 +24,22 @@ public struct CSRFMiddleware: Middleware {
 
     /// Why the request is refused, or nil.
     func refusal(_ headers: HTTPHeaders) -> String? {
-        let marker = headers.values("X-CSRF")
-        guard marker.count == 1, marker[0] == "1" else { return "missing_header" }
+        // One pass, no arrays: this runs on every proxied request.
+        var (markers, markerIsOne, origins) = (0, false, 0)
+        var origin: String?
+        for field in headers {
+            if field.name.equalsIgnoringASCIICase("X-CSRF") {
+                markers += 1
+                markerIsOne = field.value == "1"
+            } else if field.name.equalsIgnoringASCIICase("Origin") {
+                origins += 1
+                origin = field.value
+            }
+        }
+        guard markers == 1, markerIsOne else { return "missing_header" }
         if let site = headers["Sec-Fetch-Site"], site.equalsIgnoringASCIICase("cross-site") { return "cross_site" }
-        let origins = headers.values("Origin")
-        if origins.count > 1 { return "foreign_origin" }
-        if let origin = origins.first, !publicOrigin.matches(origin) { return "foreign_origin" }
+        if origins > 1 { return "foreign_origin" }
+        if let origin, !publicOrigin.matches(origin) { return "foreign_origin" }
         return nil
     }
 }

@@ -98,8 +98,7 @@ public struct Router: Sendable {
            let route = exact.first(where: { $0.method == method }) ?? (method == .head ? exact.first { $0.method == .get } : nil) {
             return .found(pattern: route.pattern, parameters: [:], options: route.options, responder: route.responder)
         }
-        // Split by bytes: `/` never ends a longer character.
-        let parts = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { Substring($0) }
+        let parts = Self.segments(of: path)
         var best: (route: Route, parameters: [String: String])?
         let sameFirst = parts.first.flatMap { byFirstLiteral[$0] } ?? []
         var (next, nextOpen) = (0, 0)
@@ -131,6 +130,25 @@ public struct Router: Sendable {
             }
         }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed)
+    }
+
+    /// The non-empty segments between slashes, split by bytes (`/` never
+    /// ends a longer character), into one array.
+    static func segments(of path: Substring) -> [Substring] {
+        var parts: [Substring] = []
+        parts.reserveCapacity(8)
+        let bytes = path.utf8
+        var start = bytes.startIndex
+        var index = start
+        while index != bytes.endIndex {
+            if bytes[index] == UInt8(ascii: "/") {
+                if start != index { parts.append(Substring(bytes[start..<index])) }
+                start = bytes.index(after: index)
+            }
+            index = bytes.index(after: index)
+        }
+        if start != bytes.endIndex { parts.append(Substring(bytes[start...])) }
+        return parts
     }
 
     /// Whether `route` answers `method` (a GET route answers HEAD too).

@@ -15,7 +15,7 @@ final class UpstreamPool: @unchecked Sendable {
     let configuration: HTTPClientConfiguration
     let stats: HTTPClientStats
     var running: [UInt64: UpstreamConnection] = [:]
-    private var idle: [String: [UpstreamConnection]] = [:]
+    private var idle: [String: IdleList] = [:]
     private var idleCount = 0
     private var open: [String: Int] = [:]
     private var queued: [String: [UpstreamExchange]] = [:]
@@ -105,7 +105,8 @@ final class UpstreamPool: @unchecked Sendable {
     /// The newest idle connection young enough to trust.
     private func takeIdle(_ endpoint: String) -> UpstreamConnection? {
         let maxAge = UInt64(configuration.maxIdleConnectionAge.nanoseconds)
-        while let connection = idle[endpoint]?.popLast() {
+        guard let list = idle[endpoint] else { return nil }
+        while let connection = list.connections.popLast() {
             idleCount -= 1
             if loop.now &- connection.idleSince < maxAge { return connection }
             connection.close()
@@ -121,10 +122,12 @@ final class UpstreamPool: @unchecked Sendable {
         if let next = nextInLine(endpoint) { return connection.begin(next) }
         guard !shutDown, idleCount < configuration.maxIdleConnections else { return connection.close() }
         connection.idleSince = loop.now
-        idle[endpoint, default: []].append(connection)
+        let list = idle[endpoint] ?? IdleList()
+        if list.connections.isEmpty { idle[endpoint] = list }
+        list.connections.append(connection)
         idleCount += 1
         // The oldest idle connection of this endpoint goes once too old.
-        if let oldest = idle[endpoint]?.first,
+        if let oldest = list.connections.first,
            loop.now &- oldest.idleSince >= UInt64(configuration.maxIdleConnectionAge.nanoseconds) {
             oldest.close()
         }
@@ -134,9 +137,9 @@ final class UpstreamPool: @unchecked Sendable {
     /// now open one of its own.
     func closed(_ connection: UpstreamConnection) {
         let endpoint = connection.endpoint
-        if var list = idle[endpoint], let index = list.firstIndex(where: { $0 === connection }) {
-            list.remove(at: index)
-            idle[endpoint] = list.isEmpty ? nil : list
+        if let list = idle[endpoint], let index = list.connections.firstIndex(where: { $0 === connection }) {
+            list.connections.remove(at: index)
+            if list.connections.isEmpty { idle[endpoint] = nil }
             idleCount -= 1
         }
         let count = open[endpoint, default: 1] - 1
@@ -185,6 +188,13 @@ final class UpstreamPool: @unchecked Sendable {
         for exchange in queued.values.joined() { fail(exchange, .cancelled) }
         queued.removeAll()
         for connection in Array(running.values) { connection.fail(.cancelled) }
-        for connection in Array(idle.values.joined()) { connection.close() }
+        for connection in idle.values.flatMap(\.connections) { connection.close() }
     }
+}
+
+/// The idle connections of one endpoint, oldest first. A class: taking one
+/// and putting it back (every request) mutate it in place, where an array
+/// in the dictionary would go through the dictionary's modify accessor.
+final class IdleList {
+    var connections: [UpstreamConnection] = []
 }

@@ -55,8 +55,9 @@ struct APIProxy: Sendable {
     /// (`route.upstream` written out once, at registration).
     func forward(_ request: HTTPRequest, route: RouteConfig, base: String, context: RequestContext) async throws -> HTTPResponse {
         let path = request.path
-        guard path.hasPrefix(route.prefix) else { throw GatewayError.notFound }
-        let rest = path.dropFirst(route.prefix.count)
+        // By bytes: the prefix is ASCII, and counting characters walks graphemes.
+        guard path.utf8.starts(with: route.prefix.utf8) else { throw GatewayError.notFound }
+        let rest = Substring(path.utf8.dropFirst(route.prefix.utf8.count))
         if let problem = Self.targetProblem(path: rest, query: request.head.query) {
             throw GatewayError.badRequest(problem)
         }
@@ -64,13 +65,20 @@ struct APIProxy: Sendable {
         var extraCookies: [String] = []
         let token = try await token(for: route, request, client: client, context: context, expiredCookies: &extraCookies)
 
-        var url = base + rest
-        if let query = request.head.query { url += "?" + query }
+        let query = request.head.query
+        var url = ""
+        url.reserveCapacity(base.utf8.count + rest.utf8.count + 1 + (query?.utf8.count ?? 0))
+        url += base
+        url += rest
+        if let query {
+            url += "?"
+            url += query
+        }
         let headers = upstreamHeaders(request.headers, token: token, client: client)
         let limit = route.maxBodyBytes ?? .max
-        let upload = UploadProgress()
-        let body: HTTPClientRequestBody? = request.body.declaredLength == 0 ? nil
-            : HTTPClientRequestBody(length: request.body.declaredLength) {
+        let upload: UploadProgress? = request.body.declaredLength == 0 ? nil : UploadProgress()
+        let body: HTTPClientRequestBody? = upload.map { upload in
+            HTTPClientRequestBody(length: request.body.declaredLength) {
                 do {
                     guard let piece = try await request.body.next() else { return nil }
                     guard upload.add(piece.count, limit: limit) else { throw HTTPBodyError.tooLarge }
@@ -80,6 +88,7 @@ struct APIProxy: Sendable {
                     throw error
                 }
             }
+        }
         let upstreamRequest = HTTPClientRequest(method: request.method, url: url, headers: headers, timeout: timeout)
         let response: HTTPClientStreamingResponse
         do {
@@ -87,7 +96,7 @@ struct APIProxy: Sendable {
         } catch {
             // The browser's body failing (too large, stalled, cut short) is
             // the browser's problem, answered as such (413, 408, 400).
-            if let bodyError = upload.failure { throw bodyError }
+            if let bodyError = upload?.failure { throw bodyError }
             throw Self.failure(error, context: context)
         }
         return try await relay(response, head: request.method == .head, extraCookies: extraCookies, context: context)

@@ -27,8 +27,12 @@ public struct SignInContext: Sendable {
 
     /// Every `Cookie` field of the request, joined as one header.
     static func cookieHeader(_ request: HTTPRequest) -> String? {
-        let values = request.headers.values("Cookie")
-        return values.isEmpty ? nil : values.joined(separator: "; ")
+        // Browsers send one field; join only when there are more.
+        var joined: String?
+        for field in request.headers where field.name.equalsIgnoringASCIICase("Cookie") {
+            joined = joined.map { $0 + "; " + field.value } ?? field.value
+        }
+        return joined
     }
 
     /// Takes this browser's flow record (single use) when `accepts` it;
