@@ -89,8 +89,12 @@ public final class GatewayService: Sendable {
 
         var adminRouter = Router()
         let servers = ServerGauges(metrics: metrics)
+        let cacheMetrics = sessionCache.map { SessionCacheMetrics(cache: $0, metrics: metrics) }
         let admin = AdminEndpoints(checks: Self.readinessChecks(redis: redis, modgud: modgud), metrics: metrics,
-                                   beforeScrape: { servers.update() })
+                                   beforeScrape: {
+                                       servers.update()
+                                       cacheMetrics?.update()
+                                   })
         admin.register(in: &adminRouter)
         let adminApp = Application(router: adminRouter,
                                    middlewares: [ObservationMiddleware(metrics: metrics, accessLog: false), ErrorMiddleware()],

@@ -58,6 +58,8 @@ public final class RedisTrackedCache: Sendable {
         public var invalidations = 0
         /// Times everything was forgotten (flush, connection lost).
         public var flushes = 0
+
+        public init() {}
     }
 
     /// The settings.

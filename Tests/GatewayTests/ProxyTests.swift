@@ -47,6 +47,37 @@ struct ProxyTests {
         await upstream.stop()
     }
 
+    @Test func repeatRequestsAreServedFromTheSessionCacheUntilLogout() async throws {
+        let upstream = try await EchoUpstream.start()
+        let harness = try await GatewayHarness.start(gateway: {
+            $0.routes = [RouteConfig(prefix: "/api/", upstream: upstream.url("/base/"), token: .user)]
+        })
+        let browser = harness.browser()
+        _ = try await SignInFlowTests.signInWithCode(harness, browser)
+        func metrics() async throws -> String {
+            try await LoopbackCall.send(port: harness.adminPort, "GET", "/metrics").bodyText
+        }
+        let clock = ContinuousClock(), deadline = clock.now + .seconds(5)
+        while metricValue(try await metrics(), "bff_session_cache_current") != 1, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        for _ in 0..<10 { #expect(try await browser.get("/api/echo").status == 200) }
+        let text = try await metrics()
+        #expect(metricValue(text, "bff_session_cache_current") == 1)
+        #expect(metricValue(text, "bff_session_cache_lookups_total", #"result="hit""#) >= 5, "\(text)")
+        #expect(metricValue(text, "bff_session_cache_entries") == 1)
+
+        let cookie = try #require(browser.cookies["__Host-bff"])
+        #expect(try await browser.post("/bff/logout").status == 204)
+        // The browser dropped the expired cookie; a copy of it is sent again.
+        let copy = harness.browser()
+        copy.setCookie("__Host-bff", cookie)
+        #expect(try await copy.get("/api/echo").status == 401, "the logged-out session is not served from memory")
+        #expect(upstream.count == 10)
+        await harness.stop()
+        await upstream.stop()
+    }
+
     @Test func userOrAnonymousAndNoneModes() async throws {
         let upstream = try await EchoUpstream.start()
         let harness = try await GatewayHarness.start(gateway: {
