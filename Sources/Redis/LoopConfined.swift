@@ -32,6 +32,16 @@ struct LoopConfined<Value: AnyObject>: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` with the value on the loop thread and returns once it has.
+    func runAndWait(_ body: @escaping @Sendable (Value) -> Void) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            run { value in
+                body(value)
+                continuation.resume()
+            }
+        }
+    }
+
     /// Runs `body` on the loop thread later in this iteration, even when
     /// called on it (never inline).
     func later(_ body: @escaping @Sendable (Value) -> Void) {

@@ -108,11 +108,6 @@ public final class RedisConnection: Sendable {
     /// are freed before this returns.
     public func close() async {
         closed.store(true, ordering: .releasing)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            core.run { core in
-                core.close()
-                continuation.resume()
-            }
-        }
+        await core.runAndWait { $0.close() }
     }
 }

@@ -72,11 +72,6 @@ public final class RedisSubscriber: Sendable {
     /// Closes the connection and finishes every stream.
     public func close() async {
         closed.store(true, ordering: .releasing)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            core.run { core in
-                core.close()
-                continuation.resume()
-            }
-        }
+        await core.runAndWait { $0.close() }
     }
 }

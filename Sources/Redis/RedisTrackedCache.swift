@@ -95,12 +95,7 @@ public final class RedisTrackedCache: Sendable {
     /// Stops tracking, forgets everything and closes the connection.
     public func close() async {
         closed.store(true, ordering: .releasing)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            core.run { core in
-                core.close()
-                continuation.resume()
-            }
-        }
+        await core.runAndWait { $0.close() }
     }
 
     /// Whether entries may be served now: tracking confirmed and a heartbeat
