@@ -81,6 +81,11 @@ public enum ConfigLoader {
         let idle = reader.integer(.sessionIdleTimeout)
         let absolute = reader.integer(.sessionAbsoluteTimeout)
         let staleness = reader.integer(.sessionCacheStaleness)
+        if let staleness, staleness > 0, staleness < 100 {
+            // A heartbeat goes out every quarter of it: below 100 ms that is
+            // Redis traffic for nothing.
+            reader.report(.sessionCacheStaleness, "must be 0 (off) or at least 100")
+        }
         if let idle, let absolute, idle > absolute {
             reader.report(.sessionIdleTimeout, "must not exceed BFF_SESSION_ABSOLUTE_TIMEOUT_S")
         }

@@ -27,7 +27,7 @@ extension SettingDefinition {
         "BFF_SESSION_CACHE_STALENESS_MS", kind: .integer(0...10_000), default: .value("1000"),
         summary: "Between idle renewals, a session is served from memory that Redis's invalidations keep "
             + "current (`CLIENT TRACKING`); should the tracking connection stall, nothing older than this many "
-            + "milliseconds is served. 0 reads Redis on every request.")
+            + "milliseconds is served. 0 reads Redis on every request; otherwise at least 100.")
     public static let machineClientID = SettingDefinition(
         "BFF_M2M_CLIENT_ID", kind: .text, default: .unset,
         summary: "A second Modgud client holding `client_credentials`, for routes with token `client` "

@@ -39,6 +39,10 @@ final class ConnectionCore: HiredisContextDelegate {
     private var handshakeRemaining = 0
     /// Why the current context is being dropped, when we drop it.
     private var dropReason: RedisConnectionFailure?
+    /// Set when the observer refused a ready connection (its own set-up
+    /// failed): the drop counts as a failed attempt, so the back-off grows
+    /// instead of reconnecting at the shortest delay forever.
+    private var refusedByObserver = false
     var timeoutTimer: UInt64?
     var timeoutTimerDeadline: UInt64 = 0
     var readyWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
@@ -157,7 +161,9 @@ final class ConnectionCore: HiredisContextDelegate {
 
     private func becomeReady(_ context: HiredisContext) {
         phase = .ready(context)
-        failedAttempts = 0
+        // `failedAttempts` is reset when a ready connection drops, not here:
+        // a connection its observer refuses right after the handshake keeps
+        // counting towards the back-off.
         status.becameReady()
         resumeReadyWaiters(true)
         observer?.coreDidBecomeReady(context)
@@ -175,7 +181,11 @@ final class ConnectionCore: HiredisContextDelegate {
         cancelTimeoutTimer()
         let reason = dropReason ?? (wasReady ? .connectionLost(error ?? "closed") : .connect(error ?? "closed during the handshake"))
         dropReason = nil
-        if wasReady {
+        if wasReady, refusedByObserver {
+            refusedByObserver = false
+            observer?.coreDidLoseConnection()
+            attemptFailed(reason)
+        } else if wasReady {
             failedAttempts = 0
             status.notReady(because: reason)
             observer?.coreDidLoseConnection()
@@ -206,6 +216,15 @@ final class ConnectionCore: HiredisContextDelegate {
         let lower = Double(range.lowerBound.nanoseconds), upper = Double(range.upperBound.nanoseconds)
         let base = min(upper, lower * Double(1 << min(max(attempt - 1, 0), 30)))
         return .nanoseconds(Int64(base * Double.random(in: 0.5...1.0)))
+    }
+
+    /// Drops the ready connection because the observer's own set-up on it
+    /// failed (`reason` says which step): reconnects with a growing back-off.
+    func refuse(_ context: HiredisContext, because reason: RedisConnectionFailure) {
+        guard readyContext === context else { return }
+        dropReason = reason
+        refusedByObserver = true
+        context.close()
     }
 
     /// Drops the current context because a command timed out: the oldest

@@ -35,7 +35,8 @@ public final class RedisTrackedCache: Sendable {
         /// How old the newest returned heartbeat may be for entries to be
         /// served.
         public var maxStaleness: Duration
-        /// How often a heartbeat is sent. Default: a quarter of `maxStaleness`.
+        /// How often a heartbeat is sent. Default: a quarter of
+        /// `maxStaleness`; never below 10 ms.
         public var heartbeatInterval: Duration
 
         public init(keyPrefix: [UInt8], capacity: Int = 4096, maxStaleness: Duration = .seconds(1),
@@ -44,7 +45,7 @@ public final class RedisTrackedCache: Sendable {
             self.keyPrefix = keyPrefix
             self.capacity = capacity
             self.maxStaleness = maxStaleness
-            self.heartbeatInterval = heartbeatInterval ?? maxStaleness / 4
+            self.heartbeatInterval = max(heartbeatInterval ?? maxStaleness / 4, .milliseconds(10))
         }
     }
 

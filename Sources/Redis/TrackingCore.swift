@@ -40,7 +40,7 @@ final class TrackingCore: ConnectionCoreObserver {
     }
 
     func start() {
-        guard !closed else { return }
+        guard !closed, heartbeatTimer == nil else { return }
         connection.start()
         scheduleHeartbeat()
     }
@@ -58,10 +58,10 @@ final class TrackingCore: ConnectionCoreObserver {
     func coreDidBecomeReady(_ context: HiredisContext) {
         stopTracking()
         let sent = connection.send(RESPCommand.encode([Array("CLIENT".utf8), Array("ID".utf8)])) { [self] result in
-            guard case .success(.integer(let id)) = result else { return refuse(context) }
+            guard case .success(.integer(let id)) = result else { return refuse(context, "CLIENT ID", result) }
             enableTracking(redirectingTo: id, on: context)
         }
-        if !sent { refuse(context) }
+        if !sent { refuse(context, "CLIENT ID", nil) }
     }
 
     private func enableTracking(redirectingTo id: Int, on context: HiredisContext) {
@@ -70,19 +70,21 @@ final class TrackingCore: ConnectionCoreObserver {
             Array("BCAST".utf8), Array("PREFIX".utf8), settings.keyPrefix,
         ])
         let sent = connection.send(tracking) { [self] result in
-            guard case .success(let reply) = result, reply.isOK else { return refuse(context) }
+            guard case .success(let reply) = result, reply.isOK else { return refuse(context, "CLIENT TRACKING", result) }
             unconfirmed = [Self.invalidationChannel, heartbeatChannel]
             guard context.issueSubscription(RESPCommand.encode([Command.subscribe, Self.invalidationChannel, heartbeatChannel]))
-            else { return refuse(context) }
+            else { return refuse(context, "SUBSCRIBE", nil) }
         }
-        if !sent { refuse(context) }
+        if !sent { refuse(context, "CLIENT TRACKING", nil) }
     }
 
     /// A set-up step failed or was refused (an old server, an ACL without
-    /// `CLIENT`): drop the connection; it is made again with back-off.
-    private func refuse(_ context: HiredisContext) {
-        guard connection.readyContext === context else { return }
-        context.close()
+    /// `CLIENT`): drop the connection; it is made again with a growing
+    /// back-off, and the status says which step failed.
+    private func refuse(_ context: HiredisContext, _ step: String, _ result: Result<RedisValue, RedisError>?) {
+        var text = "\(step) was not accepted"
+        if case .success(.error(let message)) = result { text += ": " + message }
+        connection.refuse(context, because: .handshake(text))
     }
 
     func coreDidLoseConnection() {

@@ -160,6 +160,25 @@ public struct SessionManager: Sendable {
         return expiringCookie()
     }
 
+    /// Ends `session` like `end`, removing its record in one atomic step,
+    /// and returns the content that record held at that moment: the tokens
+    /// to revoke at logout, even when another request or instance wrote a
+    /// successor after `session` was read (a refresh that completes after
+    /// this finds no record, and its write fails). Nil when the record was
+    /// already gone or does not open.
+    public func take(_ session: Session) async throws(SessionError) -> Session? {
+        let key = session.handle.storeKey
+        memo.forget(storeKey: key)
+        let index = Self.userIndex(subject: session.data.subject)
+        let record = try await call { () async throws(SessionStoreError) in
+            let record = try await store.take(key)
+            try await store.removeFromIndex(index, member: key)
+            return record
+        }
+        guard let record, case .found(let latest) = open(record, handle: session.handle) else { return nil }
+        return latest
+    }
+
     /// The `Set-Cookie` value that removes the session cookie
     /// (`Max-Age=0`), for logout and for a cookie that names no session.
     public func expiringCookie() -> String {

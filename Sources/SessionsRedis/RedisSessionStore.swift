@@ -35,6 +35,9 @@ public struct RedisSessionStore: SessionStore {
         self.client = client
         self.cache = cache
         recordPrefix = Array((keyPrefix + "s:").utf8)
+        // A cache tracking another prefix would never hear of this store's writes.
+        precondition(cache == nil || cache?.settings.keyPrefix == recordPrefix,
+                     "the record cache must track this store's record prefix (recordCacheSettings(keyPrefix:))")
         lockPrefix = Array((keyPrefix + "l:").utf8)
         indexPrefix = Array((keyPrefix + "u:").utf8)
         self.unixClock = unixClock
@@ -72,6 +75,9 @@ public struct RedisSessionStore: SessionStore {
                 decimal(touch.wholeMilliseconds), decimal(now),
             ])
         }
+        // A renewal is a write (Redis announces it too); the next read goes
+        // to Redis, so a cached copy never outlives a renewal, announced or not.
+        if touch != nil { cache?.forget(key) }
         return try Self.record(from: reply)
     }
 

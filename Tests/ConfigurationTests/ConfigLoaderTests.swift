@@ -201,4 +201,16 @@ struct ConfigLoaderTests {
         #expect(try loadConfig(["BFF_LOOPS": "64"]).eventLoops == 64)
         #expect(try loadProblems(["BFF_LOOPS": "65"]).map(\.setting) == ["BFF_LOOPS"])
     }
+
+    @Test(arguments: [("0", true), ("100", true), ("10000", true), ("1", false), ("99", false), ("10001", false), ("-1", false)])
+    func sessionCacheStalenessIsOffOrAtLeast100Milliseconds(value: String, valid: Bool) throws {
+        switch ConfigLoader.load(environment: ["BFF_SESSION_CACHE_STALENESS_MS": value], configFile: nil) {
+        case .success(let config):
+            #expect(valid)
+            #expect(config.sessionCacheStaleness == .milliseconds(Int(value)!))
+        case .failure(let errors):
+            #expect(!valid)
+            #expect(errors.errors.map(\.setting) == ["BFF_SESSION_CACHE_STALENESS_MS"])
+        }
+    }
 }

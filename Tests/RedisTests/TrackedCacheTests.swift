@@ -204,4 +204,41 @@ struct TrackedCacheTests {
             await off.close()
         }
     }
+
+    @Test("a server that refuses the tracking set-up is retried with a growing back-off, and nothing is served")
+    func refusedSetUp() async throws {
+        try await withRedis { (redis: RedisFixture) async throws in
+            let client = redis.client
+            // A user that may do everything but CLIENT: as an ACL written for
+            // the gateway before it tracked keys.
+            _ = try await client.send([b("ACL"), b("SETUSER"), b("untracked"), b("on"), b(">pw"), b("~*"), b("&*"),
+                                       b("+@all"), b("-client")])
+            var configuration = redis.configuration
+            configuration.username = "untracked"
+            configuration.password = Secret("pw")
+            configuration.reconnectBackoff = .milliseconds(10) ... .milliseconds(400)
+            let before = try await Self.connectionsReceived(client)
+            let cache = RedisTrackedCache(configuration: configuration, loop: redis.group.loops[0], publisher: client,
+                                          settings: .init(keyPrefix: b("t:")))
+            cache.start()
+            try await Task.sleep(for: .seconds(1))
+            let attempts = try await Self.connectionsReceived(client) - before
+            // At the shortest delay it would be about 100 attempts a second;
+            // doubling from 10 ms to 400 ms allows about 8.
+            print("refused tracking set-up: \(attempts) connections in one second")
+            #expect(attempts >= 2 && attempts <= 12, "\(attempts) connections in one second")
+            #expect(cache.lastFailureReason?.contains("CLIENT ID was not accepted") == true, "\(cache.lastFailureReason ?? "-")")
+            #expect(!cache.isCurrent)
+            try await client.set(b("t:k"), b("v"))
+            _ = try await Self.fill(cache, client, "k")
+            #expect(cache.count == 0)
+            await cache.close()
+        }
+    }
+
+    static func connectionsReceived(_ client: RedisClient) async throws -> Int {
+        let info = try await client.send([b("INFO"), b("stats")]).text ?? ""
+        let line = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("total_connections_received:") }
+        return Int(line?.split(separator: ":").last ?? "") ?? 0
+    }
 }

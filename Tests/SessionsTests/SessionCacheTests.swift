@@ -132,4 +132,31 @@ struct SessionCacheTests {
             await b.cache.close()
         }
     }
+
+    @Test("ending a session takes the record as it was when removed, even when the caller's copy is stale")
+    func takeReturnsTheLatestRecord() async throws {
+        try await withRedis { harness in
+            let a = await Self.instance(harness), b = await Self.instance(harness)
+            var (session, setCookie) = try await a.manager.create(Fixtures.data(), replacing: nil)
+            let header = Fixtures.cookieHeader(setCookie)
+            let stale = try #require(try await Self.lookUpUntilCached(b, header))
+            var rotated = session.data
+            rotated.tokens.refreshToken = Secret("successor-refresh-token")
+            #expect(try await a.manager.update(&session, data: rotated))
+
+            // `stale` still carries the first refresh token; the logout path
+            // must learn of the successor to revoke it.
+            #expect(stale.version == 1)
+            let taken = try await b.manager.take(stale)
+            #expect(taken?.version == 2)
+            #expect(taken?.data.tokens.refreshToken?.revealed == "successor-refresh-token")
+            guard case .notFound = try await b.manager.lookup(cookieHeader: header) else {
+                Issue.record("the taken session is still served")
+                return
+            }
+            #expect(try await b.manager.take(stale) == nil, "already gone")
+            await a.cache.close()
+            await b.cache.close()
+        }
+    }
 }

@@ -68,14 +68,21 @@ struct AccountEndpoints: Sendable {
         guard let session = try await shared.sessions.live(request, context) else {
             return HTTPResponse(status: .noContent, headers: ["Set-Cookie": expired, "Cache-Control": "no-store"])
         }
-        _ = try await shared.store(context) { () async throws(SessionError) in try await shared.sessions.end(session) }
-        let tokens = session.data.tokens
+        // The record as it was when removed: a refresh on another instance
+        // may have stored successor tokens after this request read the
+        // session (from the session cache, or just before). Both sets are
+        // revoked; a spent token's revocation does no harm.
+        let latest = try await shared.store(context) { () async throws(SessionError) in try await shared.sessions.take(session) }
         var revocations: [(Secret, String)] = []
-        if let refresh = tokens.refreshToken { revocations.append((refresh, "refresh_token")) }
-        revocations.append((tokens.accessToken, "access_token"))
-        for resource in tokens.resources.keys.sorted() {
-            revocations.append((tokens.resources[resource]!.accessToken, "access_token"))
+        for tokens in [latest?.data.tokens, session.data.tokens].compactMap({ $0 }) {
+            if let refresh = tokens.refreshToken { revocations.append((refresh, "refresh_token")) }
+            revocations.append((tokens.accessToken, "access_token"))
+            for resource in tokens.resources.keys.sorted() {
+                revocations.append((tokens.resources[resource]!.accessToken, "access_token"))
+            }
         }
+        var seen = Set<String>()
+        revocations = revocations.filter { seen.insert($0.0.revealed).inserted }
         var failed = 0
         for (token, hint) in revocations {
             let reply = try? await shared.modgud.revoke(token, hint: hint)
