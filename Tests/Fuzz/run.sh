@@ -1,16 +1,34 @@
 #!/usr/bin/env bash
-# Builds the HTTPRequestParser fuzzer (libFuzzer + AddressSanitizer) and runs
-# it for a bounded time on a seed corpus of good and bad requests.
+# Builds two fuzzers (libFuzzer + AddressSanitizer) and runs each for half
+# of a bounded time on a seed corpus of its own: the HTTPRequestParser one
+# (good and bad requests) and the HTTP client's UpstreamResponseParser and
+# ChunkedDecoder one (good and bad response heads and chunked bodies).
 #
 # Usage: Tests/Fuzz/run.sh [seconds=60] [out-dir=/tmp/parser-fuzz]
-# A finding leaves a crash-* file in <out-dir>/artifacts/; replay it with
+# `seconds` is the total fuzzing time, split between the two (the response
+# fuzzer gets the smaller half; each at least 1s). Exit status is non-zero
+# when either build fails or either fuzzer finds something.
+# A finding leaves a crash-* file in <out-dir>/artifacts/ (request parser) or
+# <out-dir>/response/artifacts/ (response parser); replay it with
 #   <out-dir>/parser-fuzzer <out-dir>/artifacts/crash-...
+#   <out-dir>/response/response-fuzzer <out-dir>/response/artifacts/crash-...
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
 seconds="${1:-60}"
 out="${2:-/tmp/parser-fuzz}"
 swiftc="${SWIFTC:-$(command -v swiftc || echo /opt/swift/usr/bin/swiftc)}"
+swiftc_flags=(-sanitize=fuzzer,address -parse-as-library -O -swift-version 6)
+resp="$out/response"
+
+# The fuzzing time, split: the request parser first, with the larger half.
+if [ "$seconds" -ge 2 ]; then
+    response_seconds=$((seconds / 2))
+    request_seconds=$((seconds - response_seconds))
+else
+    request_seconds="$seconds"
+    response_seconds="$seconds"
+fi
 
 sources=(
     Sources/HTTP/HTTPHeaders.swift
@@ -21,7 +39,7 @@ sources=(
 
 mkdir -p "$out/corpus" "$out/artifacts"
 echo "building $out/parser-fuzzer"
-if ! "$swiftc" -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 \
+if ! "$swiftc" "${swiftc_flags[@]}" \
     -module-name ParserFuzz Tests/Fuzz/ParserFuzz.swift "${sources[@]}" -o "$out/parser-fuzzer" \
     > "$out/build.log" 2>&1; then
     cat "$out/build.log"
@@ -29,6 +47,28 @@ if ! "$swiftc" -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 \
 fi
 # ld.gold warns about every ASan helper symbol; show anything else.
 grep -v 'Cannot export local symbol' "$out/build.log" || true
+
+# The response parser imports HTTP, so the few HTTP files it needs (public
+# API only) become a small static HTTP module first; the parser and the
+# client's error type then go into one module with the harness (internal
+# access). Nothing from CCurl or the rest of HTTPClient is needed.
+http_sources=("${sources[@]}" Sources/HTTP/FormURLEncoded.swift)
+response_sources=(
+    Sources/HTTPClient/UpstreamResponseParser.swift
+    Sources/HTTPClient/HTTPClientError.swift
+)
+mkdir -p "$resp/corpus" "$resp/artifacts" "$resp/module"
+echo "building $resp/response-fuzzer"
+if ! { "$swiftc" "${swiftc_flags[@]}" -module-name HTTP "${http_sources[@]}" \
+        -emit-module -emit-module-path "$resp/module/HTTP.swiftmodule" \
+        -emit-library -static -o "$resp/module/libHTTP.a" \
+    && "$swiftc" "${swiftc_flags[@]}" -module-name ResponseParserFuzz -I "$resp/module" \
+        Tests/Fuzz/ResponseParserFuzz.swift "${response_sources[@]}" "$resp/module/libHTTP.a" \
+        -o "$resp/response-fuzzer"; } > "$resp/build.log" 2>&1; then
+    cat "$resp/build.log"
+    exit 1
+fi
+grep -v 'Cannot export local symbol' "$resp/build.log" || true
 
 # Seed corpus: a few good and bad requests (kept if the corpus already has more).
 seed() { printf '%b' "$2" > "$out/corpus/seed-$1"; }
@@ -66,12 +106,89 @@ cat > "$out/http.dict" <<'DICT'
 "http://"
 DICT
 
-echo "fuzzing for ${seconds}s (log: $out/fuzz.log)"
+# Response seed corpus: good heads (with bodies), bad heads and bad chunking.
+rseed() { printf '%b' "$2" > "$resp/corpus/seed-$1"; }
+rseed length        'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello'
+rseed length-list   'HTTP/1.1 200 OK\r\nContent-Length: 5, 5\r\nContent-Length: 5\r\n\r\nhello'
+rseed chunked       'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;name=value\r\nhello\r\na ; ext\r\n, chunked \r\n5\r\nworld\r\n0\r\nX-Sum: 9\r\nX-B: c\r\n\r\nNEXT'
+rseed chunked-lf    'HTTP/1.1 200 OK\nTransfer-Encoding: Chunked\n\n3\nabc\n0\n\n'
+rseed continue      'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n'
+rseed no-content    'HTTP/1.1 204 No Content\r\nConnection: keep-alive\r\n\r\n'
+rseed not-modified  'HTTP/1.1 304 Not Modified\r\nContent-Length: 12\r\nETag: "x"\r\n\r\n'
+rseed head-style    'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n'
+rseed until-close   'HTTP/1.0 200 OK\r\nX-A:  two words \t\r\nSet-Cookie: a=1\r\nX-B:\r\n\r\nbody until close'
+rseed http10-keep   'HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 2\r\n\r\nok'
+rseed conn-close    'HTTP/1.1 404\r\nConnection: upgrade, close\r\nContent-Length: 0\r\n\r\n'
+rseed cl-te         'HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'
+rseed cl-te-204     'HTTP/1.1 204 No Content\r\nTransfer-Encoding: chunked\r\nContent-Length: 0\r\n\r\n'
+rseed two-cl        'HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!'
+rseed te-gzip       'HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n'
+rseed te-twice      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n'
+rseed obs-fold      'HTTP/1.1 200 OK\r\nX-A: one\r\n two\r\nContent-Length: 0\r\n\r\n'
+rseed space-colon   'HTTP/1.1 200 OK\r\nContent-Length : 5\r\n\r\nhello'
+rseed bare-cr       'HTTP/1.1 200 OK\r\nX-A: a\rb\r\nContent-Length: 0\r\n\r\n'
+rseed nul           'HTTP/1.1 200 OK\r\nX-A: a\0b\r\nContent-Length: 0\r\n\r\n'
+rseed switching     'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n'
+rseed status-line   'HTTP/1.2 20 OK\r\nContent-Length: 0\r\n\r\n'
+rseed chunk-hex     'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10000000000000000\r\nx\r\n'
+rseed chunk-sign    'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-5\r\nhello\r\n0x5\r\nhello\r\n0\r\n\r\n'
+rseed chunk-crlf    'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloX\r\n0\r\n\r\n'
+rseed chunk-ext     'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5 ;a\0b\r\nhello\r\n0\r\n\r\n'
+# Past the 4096-byte chunk line and the 16 KiB trailer limits (these also
+# raise libFuzzer's length limit for this fuzzer to about 17 KiB).
+long_ext="$(printf '%4100s' '' | tr ' ' 'e')"
+rseed chunk-line    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;$long_ext\r\nx\r\n0\r\n\r\n"
+trailers="$(for _ in $(seq 170); do printf 'X-T: %090d\\r\\n' 0; done)"
+rseed big-trailer   "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n$trailers\r\n"
+
+cat > "$resp/http.dict" <<'DICT'
+"\x0d\x0a"
+"\x0d\x0a\x0d\x0a"
+"\x0a"
+"\x0d"
+"HTTP/1.1 "
+"HTTP/1.0 "
+"200 OK"
+"100 Continue"
+"101"
+"103"
+"204"
+"304"
+"Content-Length: "
+"Transfer-Encoding: "
+"chunked"
+"Connection: "
+"close"
+"keep-alive"
+": "
+","
+";"
+"="
+" "
+"\x09"
+"\x00"
+"0\x0d\x0a\x0d\x0a"
+"ffffffffffffffff"
+DICT
+
+echo "fuzzing for ${request_seconds}s (log: $out/fuzz.log)"
 status=0
-SWIFT_BACKTRACE=enable=no "$out/parser-fuzzer" "$out/corpus" -dict="$out/http.dict" -max_total_time="$seconds" \
+SWIFT_BACKTRACE=enable=no "$out/parser-fuzzer" "$out/corpus" -dict="$out/http.dict" -max_total_time="$request_seconds" \
     -artifact_prefix="$out/artifacts/" -print_final_stats=1 > "$out/fuzz.log" 2>&1 || status=$?
 
 grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^Done |^==[0-9]+==|^SUMMARY|Fatal error|artifact_prefix' "$out/fuzz.log" || true
 execs="$(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$' || echo '?')"
-echo "exec count: $execs in ${seconds}s (status $status)"
+echo "exec count: $execs in ${request_seconds}s (status $status)"
+
+echo "fuzzing the response parser for ${response_seconds}s (log: $resp/fuzz.log)"
+response_status=0
+SWIFT_BACKTRACE=enable=no "$resp/response-fuzzer" "$resp/corpus" -dict="$resp/http.dict" -max_total_time="$response_seconds" \
+    -artifact_prefix="$resp/artifacts/" -print_final_stats=1 > "$resp/fuzz.log" 2>&1 || response_status=$?
+
+grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^Done |^==[0-9]+==|^SUMMARY|Fatal error|artifact_prefix' "$resp/fuzz.log" || true
+execs="$(grep -o 'stat::number_of_executed_units: [0-9]*' "$resp/fuzz.log" | grep -o '[0-9]*$' || echo '?')"
+echo "exec count: $execs in ${response_seconds}s (status $response_status)"
+
+# The request fuzzer's status first, as before; then the response fuzzer's.
+if [ "$status" -eq 0 ]; then status="$response_status"; fi
 exit "$status"
