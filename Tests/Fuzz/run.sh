@@ -171,24 +171,23 @@ cat > "$resp/http.dict" <<'DICT'
 "ffffffffffffffff"
 DICT
 
-echo "fuzzing for ${request_seconds}s (log: $out/fuzz.log)"
-status=0
-SWIFT_BACKTRACE=enable=no "$out/parser-fuzzer" "$out/corpus" -dict="$out/http.dict" -max_total_time="$request_seconds" \
-    -artifact_prefix="$out/artifacts/" -print_final_stats=1 > "$out/fuzz.log" 2>&1 || status=$?
+# Runs one fuzzer on its directory's corpus and dictionary, prints its
+# summary and exec count; the fuzzer's exit status is left in $ran.
+run_fuzzer() {   # binary, directory, seconds, what
+    local binary="$1" dir="$2" seconds="$3" what="$4" execs
+    echo "fuzzing ${what}for ${seconds}s (log: $dir/fuzz.log)"
+    ran=0
+    SWIFT_BACKTRACE=enable=no "$binary" "$dir/corpus" -dict="$dir/http.dict" -max_total_time="$seconds" \
+        -artifact_prefix="$dir/artifacts/" -print_final_stats=1 > "$dir/fuzz.log" 2>&1 || ran=$?
+    grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^Done |^==[0-9]+==|^SUMMARY|Fatal error|artifact_prefix' "$dir/fuzz.log" || true
+    execs="$(grep -o 'stat::number_of_executed_units: [0-9]*' "$dir/fuzz.log" | grep -o '[0-9]*$' || echo '?')"
+    echo "exec count: $execs in ${seconds}s (status $ran)"
+}
 
-grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^Done |^==[0-9]+==|^SUMMARY|Fatal error|artifact_prefix' "$out/fuzz.log" || true
-execs="$(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$' || echo '?')"
-echo "exec count: $execs in ${request_seconds}s (status $status)"
-
-echo "fuzzing the response parser for ${response_seconds}s (log: $resp/fuzz.log)"
-response_status=0
-SWIFT_BACKTRACE=enable=no "$resp/response-fuzzer" "$resp/corpus" -dict="$resp/http.dict" -max_total_time="$response_seconds" \
-    -artifact_prefix="$resp/artifacts/" -print_final_stats=1 > "$resp/fuzz.log" 2>&1 || response_status=$?
-
-grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^Done |^==[0-9]+==|^SUMMARY|Fatal error|artifact_prefix' "$resp/fuzz.log" || true
-execs="$(grep -o 'stat::number_of_executed_units: [0-9]*' "$resp/fuzz.log" | grep -o '[0-9]*$' || echo '?')"
-echo "exec count: $execs in ${response_seconds}s (status $response_status)"
+run_fuzzer "$out/parser-fuzzer" "$out" "$request_seconds" ""
+status=$ran
+run_fuzzer "$resp/response-fuzzer" "$resp" "$response_seconds" "the response parser "
 
 # The request fuzzer's status first, as before; then the response fuzzer's.
-if [ "$status" -eq 0 ]; then status="$response_status"; fi
+if [ "$status" -eq 0 ]; then status="$ran"; fi
 exit "$status"

@@ -19,10 +19,15 @@ struct SessionCacheTests {
                                       settings: RedisSessionStore.recordCacheSettings(capacity: 16, maxStaleness: maxStaleness))
         cache.start()
         let manager = SessionManager(store: RedisSessionStore(client: harness.client, cache: cache))
-        let clock = ContinuousClock(), deadline = clock.now + .seconds(5)
-        while !cache.isCurrent, clock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        await Self.waitUntil(timeout: .seconds(5)) { cache.isCurrent }
         #expect(cache.isCurrent)
         return Instance(cache: cache, manager: manager)
+    }
+
+    /// Polls `condition` every 5 ms until it holds or `timeout` passes.
+    static func waitUntil(timeout: Duration, _ condition: () -> Bool) async {
+        let clock = ContinuousClock(), deadline = clock.now + timeout
+        while !condition(), clock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
     }
 
     /// Looks the session up until the cache answers (the first lookup renews
@@ -125,8 +130,7 @@ struct SessionCacheTests {
             let header = Fixtures.cookieHeader(setCookie)
             #expect(try await Self.lookUpUntilCached(b, header) != nil)
             try await harness.stop()
-            let clock = ContinuousClock(), deadline = clock.now + .seconds(2)
-            while b.cache.isCurrent, clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            await Self.waitUntil(timeout: .seconds(2)) { !b.cache.isCurrent }
             #expect(!b.cache.isCurrent)
             await #expect(throws: SessionError.self) { try await b.manager.lookup(cookieHeader: header) }
             await b.cache.close()
