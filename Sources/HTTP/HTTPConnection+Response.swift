@@ -24,11 +24,25 @@ struct ResponseProgress {
 extension HTTPConnection {
     static let writeHighWater = 256 * 1024
 
-    /// Starts writing the handler's response. A second answer to the same
-    /// request (the server already refused it, or the connection is gone)
-    /// is dropped.
-    func respond(_ response: HTTPResponse) {
-        guard !closed, inFlight, !responseStarted else { return }
+    /// Sends the handler's response, a streamed body included: the
+    /// producer runs in the worker's task, so a streamed response costs no
+    /// second task. A second answer to
+    /// the same request (the server already refused it, or the connection
+    /// is gone) is dropped.
+    func send(_ response: HTTPResponse) async {
+        guard let producer = respond(response) else { return }
+        do {
+            try await producer(ConnectionBodyWriter(connection: LoopBound(self, loop: loop)))
+            endStreamedBody()
+        } catch {
+            close()
+        }
+    }
+
+    /// Starts writing the response; returns the body's producer when the
+    /// body is streamed and must be produced next.
+    private func respond(_ response: HTTPResponse) -> HTTPBodyProducer? {
+        guard !closed, inFlight, !responseStarted else { return nil }
         responseStarted = true
         if !bodyComplete {
             // The handler answered before the body was in: it cannot be
@@ -36,6 +50,7 @@ extension HTTPConnection {
             keepAlive = false
         }
         let mayHaveBody = response.status.allowsBody
+        var producer: HTTPBodyProducer?
         switch response.body {
         case .empty:
             writeHead(response, length: mayHaveBody ? 0 : nil, chunked: false)
@@ -44,7 +59,7 @@ extension HTTPConnection {
             writeHead(response, length: mayHaveBody ? bytes.count : nil, chunked: false)
             if mayHaveBody, !isHeadRequest { output.append(contentsOf: bytes) }
             finishBody()
-        case .stream(let length, let producer):
+        case .stream(let length, let bodyProducer):
             // HTTP/1.0 has no chunked coding (RFC 9112 §6.1): close-delimited.
             let chunked = length == nil && keepAlive && mayHaveBody && !isHTTP10
             if length == nil, !chunked { keepAlive = false } // close-delimited
@@ -54,18 +69,11 @@ extension HTTPConnection {
             } else {
                 self.response.chunked = chunked
                 self.response.declaredLength = length
-                let writer = ConnectionBodyWriter(connection: LoopBound(self, loop: loop))
-                Task(executorPreference: loop) {
-                    do {
-                        try await producer(writer)
-                        writer.connection.withValue { $0.endStreamedBody() }
-                    } catch {
-                        writer.connection.withValue { $0.close() }
-                    }
-                }
+                producer = bodyProducer
             }
         }
         flush()
+        return producer
     }
 
     private func writeHead(_ response: HTTPResponse, length: Int?, chunked: Bool) {

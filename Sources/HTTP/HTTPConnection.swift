@@ -1,7 +1,8 @@
 import System
 
 /// One accepted TCP connection: reads and parses requests, hands each to
-/// the responder as a task on this loop, and writes the responses in order.
+/// a worker task on this loop (see `RequestWorkers`), and writes the
+/// responses in order.
 /// Owns its descriptor; touched only on its loop's thread.
 final class HTTPConnection: EventLoopHandler {
     let fd: Int32
@@ -202,12 +203,7 @@ final class HTTPConnection: EventLoopHandler {
             bodyStream = RequestBodyStream { bound.withValue { $0.bodyDemanded() } }
             body = HTTPRequestBody(stream: bodyStream, declaredLength: nil)
         }
-        let request = HTTPRequest(head: head, body: body, peer: peer)
-        let responder = owner.responder
-        Task(executorPreference: loop) {
-            let response = await responder(request)
-            bound.withValue { $0.respond(response) }
-        }
+        owner.workers.submit(HTTPRequest(head: head, body: body, peer: peer), from: self)
     }
 
     /// The handler wants body bytes: send `100 Continue` if the client

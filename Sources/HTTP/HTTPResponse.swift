@@ -30,8 +30,12 @@ public enum HTTPResponseBody: Sendable {
     /// Content-Length) or without (chunked on HTTP/1.1). A producer that
     /// throws aborts the connection, so the client sees a truncated body
     /// rather than a wrong one.
-    case stream(length: Int?, producer: @Sendable (any HTTPBodyWriter) async throws -> Void)
+    case stream(length: Int?, producer: HTTPBodyProducer)
 }
+
+/// Writes a streamed body through the writer it is given; runs in the task
+/// that answered the request, on the connection's loop.
+public typealias HTTPBodyProducer = @Sendable (any HTTPBodyWriter) async throws -> Void
 
 /// The connection is gone or the response was aborted.
 public struct HTTPWriteError: Error, Sendable, Equatable {

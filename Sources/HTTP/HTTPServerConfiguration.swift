@@ -20,6 +20,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var idleTimeout: Duration
     /// Time a pending write may make no progress.
     public var writeTimeout: Duration
+    /// Idle request tasks kept per loop for the next requests (see
+    /// `RequestWorkers`); a busy server starts more as it needs them.
+    public var maxIdleWorkers = 64
 
     public init(address: SocketAddress,
                 parserLimits: HTTPParserLimits = HTTPParserLimits(),

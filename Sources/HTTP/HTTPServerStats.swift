@@ -9,6 +9,8 @@ public final class HTTPServerStats: Sendable {
     public let rejectedRequests = Atomic<Int>(0)
     /// Connections ended by a header, body, idle or write timeout.
     public let timeouts = Atomic<Int>(0)
+    /// Tasks started to answer requests; each answers many in turn.
+    public let workersStarted = Atomic<Int>(0)
 
     public init() {}
 }

@@ -6,7 +6,7 @@ import System
 final class ServerLoopState: EventLoopHandler {
     let loop: EventLoop
     let configuration: HTTPServerConfiguration
-    let responder: HTTPResponder
+    let workers: RequestWorkers
     let stats: HTTPServerStats
     let dateCache = HTTPDateCache()
     /// One read buffer shared by every connection on this loop.
@@ -26,7 +26,8 @@ final class ServerLoopState: EventLoopHandler {
         self.listenerFD = listenerFD
         self.connectionCap = connectionCap
         self.configuration = configuration
-        self.responder = responder
+        workers = RequestWorkers(loop: loop, responder: responder, stats: stats,
+                                 maxIdle: configuration.maxIdleWorkers)
         self.stats = stats
         listenerRegistration = try loop.register(listenerFD, for: .readable, handler: self)
         scheduleSweep()
@@ -111,6 +112,7 @@ final class ServerLoopState: EventLoopHandler {
     /// Closes every remaining connection at once (the grace period is over).
     func forceClose() {
         for connection in Array(connections.values) { connection.close() }
+        workers.close()
         if let sweepTimer { loop.cancelTimer(sweepTimer) }
         sweepTimer = nil
     }
