@@ -5,7 +5,7 @@ import Observability
 /// middleware chain around the endpoint.
 public struct Application: Sendable {
     private let router: Router
-    private let pipeline: Responder
+    private let pipeline: Next
     private let logger: Logger
     private let requestIDs: RequestIDGenerator
 
@@ -13,7 +13,7 @@ public struct Application: Sendable {
         self.router = router
         self.logger = logger
         self.requestIDs = requestIDs
-        pipeline = middlewares.wrapping { request, context in
+        pipeline = Next(middlewares) { request, context in
             if let length = request.body.declaredLength, length > context.routeOptions.maxBodyBytes {
                 throw GatewayError.payloadTooLarge
             }

@@ -14,7 +14,7 @@ public struct CSRFMiddleware: Middleware {
         self.publicOrigin = publicOrigin
     }
 
-    public func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
+    public func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         if context.routeOptions.csrf, let reason = refusal(request.headers) {
             context.logger.info("csrf.refused", ["route": .string(context.routePattern), "reason": .string(reason)])
             throw GatewayError(.forbidden, "csrf_failed", "The request did not come from this site's front end.")

@@ -6,7 +6,7 @@ import HTTP
 public struct ErrorMiddleware: Middleware {
     public init() {}
 
-    public func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
+    public func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         do {
             return try await next(request, context)
         } catch let error as GatewayError {

@@ -21,7 +21,7 @@ public struct ObservationMiddleware: Middleware {
         self.accessLog = accessLog
     }
 
-    public func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
+    public func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         let start = MonotonicClock.now()
         inFlight.increment()
         defer { inFlight.decrement() }

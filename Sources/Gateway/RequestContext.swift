@@ -33,17 +33,39 @@ public struct RequestContext: Sendable {
 /// A stage of request handling. One requirement, like Hummingbird's:
 /// look at the request, call `next` (or not), look at the response.
 public protocol Middleware: Sendable {
-    func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse
+    func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse
 }
 
-/// What a middleware calls to continue down the chain.
+/// An endpoint: answers a request the router matched.
 public typealias Responder = @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
 
-extension Array where Element == any Middleware {
-    /// Wraps `endpoint` in these middlewares, the first one outermost.
-    public func wrapping(_ endpoint: @escaping Responder) -> Responder {
-        reversed().reduce(endpoint) { next, middleware in
-            { request, context in try await middleware.handle(request, context: context, next: next) }
-        }
+/// What a middleware calls to continue down the chain: the next middleware,
+/// or after the last one the endpoint.
+///
+/// A value, not a closure per middleware: a closure is one more async frame
+/// per stage, and every async frame costs an executor switch (a lookup of
+/// the task's executor preference under a lock) each time it resumes. This
+/// call is inlined into the middleware that makes it.
+public struct Next: Sendable {
+    private let middlewares: [any Middleware]
+    private let index: Int
+    private let endpoint: Responder
+
+    /// The whole chain: `middlewares` around `endpoint`, the first outermost.
+    init(_ middlewares: [any Middleware], around endpoint: @escaping Responder) {
+        self.init(middlewares, index: 0, endpoint: endpoint)
+    }
+
+    private init(_ middlewares: [any Middleware], index: Int, endpoint: @escaping Responder) {
+        self.middlewares = middlewares
+        self.index = index
+        self.endpoint = endpoint
+    }
+
+    @inline(__always)
+    public func callAsFunction(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        guard index < middlewares.count else { return try await endpoint(request, context) }
+        let rest = Next(middlewares, index: index + 1, endpoint: endpoint)
+        return try await middlewares[index].handle(request, context: context, next: rest)
     }
 }

@@ -73,25 +73,36 @@ final class RequestWorkers {
         Task(executorPreference: loop) {
             let this = workers.valueInLoop
             this.starting -= 1
-            while let work = await this.next() {
+            while true {
+                // The wait is written here, not in an async method: each
+                // async frame costs an executor switch per request.
+                let work: Work
+                if let queued = this.takeQueued() {
+                    work = queued
+                } else if this.mayWaitIdle {
+                    guard let handed = await withUnsafeContinuation({ this.idle.append($0) }) else { return }
+                    work = handed
+                } else {
+                    return
+                }
                 let response = await responder(work.request)
                 await work.connection.send(response)
             }
         }
     }
 
-    /// The next request to answer; nil when this worker should end.
-    private func next() async -> Work? {
-        if head < queue.count {
-            let work = queue[head]
-            head += 1
-            if head == queue.count {
-                queue.removeAll(keepingCapacity: queue.capacity <= 1024)
-                head = 0
-            }
-            return work
+    /// The oldest request no worker has taken, if any.
+    private func takeQueued() -> Work? {
+        guard head < queue.count else { return nil }
+        let work = queue[head]
+        head += 1
+        if head == queue.count {
+            queue.removeAll(keepingCapacity: queue.capacity <= 1024)
+            head = 0
         }
-        if closed || idle.count >= maxIdle { return nil }
-        return await withUnsafeContinuation { idle.append($0) }
+        return work
     }
+
+    /// Whether a worker with nothing to do may wait; else it ends.
+    private var mayWaitIdle: Bool { !closed && idle.count < maxIdle }
 }

@@ -20,6 +20,9 @@ public struct SessionManager: Sendable {
     public let configuration: SessionConfiguration
     let clock: any UnixClock
     let memo: SessionMemo
+    /// `configuration.touchInterval` in milliseconds, worked out once (a
+    /// `Duration` division on every lookup showed in profiles).
+    private let touchIntervalMilliseconds: UInt64
 
     /// A manager over `store`, reading time from `clock`.
     public init(store: any SessionStore, configuration: SessionConfiguration = SessionConfiguration(),
@@ -29,6 +32,7 @@ public struct SessionManager: Sendable {
         self.configuration = configuration
         self.clock = clock
         memo = SessionMemo(capacity: configuration.rememberedSessions, maxUnused: configuration.idleTimeout)
+        touchIntervalMilliseconds = UInt64(configuration.touchInterval.wholeMilliseconds)
     }
 
     /// Now, in Unix milliseconds, on the clock session times are kept on.
@@ -54,7 +58,7 @@ public struct SessionManager: Sendable {
             entry = SessionMemo.Entry(handle: handle)
         }
         let now = clock.unixMilliseconds()
-        let touch = now &- entry.touchedAt >= UInt64(configuration.touchInterval.wholeMilliseconds)
+        let touch = now &- entry.touchedAt >= touchIntervalMilliseconds
         let (key, idle) = (entry.handle.storeKey, configuration.idleTimeout)
         guard let record = try await call({ () async throws(SessionStoreError) in
             touch ? try await store.load(key, touch: idle) : try await store.loadRecent(key)
