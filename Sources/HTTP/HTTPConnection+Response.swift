@@ -26,10 +26,11 @@ extension HTTPConnection {
 
     /// Sends the handler's response, a streamed body included: the
     /// producer runs in the worker's task, so a streamed response costs no
-    /// second task. A second answer to
-    /// the same request (the server already refused it, or the connection
-    /// is gone) is dropped.
+    /// second task. A second answer to the same request (the server already
+    /// refused it, or the connection is gone) is dropped.
     func send(_ response: HTTPResponse) async {
+        answering = true
+        defer { answering = false }
         guard let producer = respond(response) else { return }
         do {
             try await producer(ConnectionBodyWriter(connection: LoopBound(self, loop: loop)))
@@ -73,7 +74,7 @@ extension HTTPConnection {
             }
         }
         flush()
-        return producer
+        return closed ? nil : producer // a peer already gone gets no body
     }
 
     private func writeHead(_ response: HTTPResponse, length: Int?, chunked: Bool) {

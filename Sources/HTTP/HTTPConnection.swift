@@ -39,6 +39,9 @@ final class HTTPConnection: EventLoopHandler {
     var readPausedForPipeline = false
     var lingering = false
     var response = ResponseProgress()
+    /// A worker is in `send` for this connection: a request pipelined
+    /// behind the response goes to that worker next.
+    var answering = false
 
     // Deadlines on the monotonic clock; 0 means none.
     var headDeadline: UInt64 = 0

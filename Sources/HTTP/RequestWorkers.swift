@@ -30,8 +30,9 @@ final class RequestWorkers {
     private let responder: HTTPResponder
     private let stats: HTTPServerStats
     private let maxIdle: Int
-    /// Requests no worker has taken yet, oldest first from `head`.
-    private var queue: [Work] = []
+    /// Requests no worker has taken yet, oldest first from `head`; a taken
+    /// slot is cleared, so it does not keep its connection alive.
+    private var queue: [Work?] = []
     private var head = 0
     /// Idle workers, the most recently used last.
     private var idle: [UnsafeContinuation<Work?, Never>] = []
@@ -54,7 +55,10 @@ final class RequestWorkers {
             return
         }
         queue.append(work)
-        if queue.count - head > starting { startWorker() }
+        // A request pipelined behind the response its connection's worker
+        // is finishing now is taken by that worker next: it needs no new one.
+        let comingBack = connection.answering ? 1 : 0
+        if queue.count - head > starting + comingBack { startWorker() }
     }
 
     /// Ends the idle workers; busy ones end after their request.
@@ -95,6 +99,7 @@ final class RequestWorkers {
     private func takeQueued() -> Work? {
         guard head < queue.count else { return nil }
         let work = queue[head]
+        queue[head] = nil
         head += 1
         if head == queue.count {
             queue.removeAll(keepingCapacity: queue.capacity <= 1024)

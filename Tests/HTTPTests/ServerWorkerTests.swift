@@ -21,6 +21,15 @@ struct ServerWorkerTests {
         await server.stop()
     }
 
+    @Test func pipelinedRequestsAreTakenByTheWorkerThatAnsweredTheOneBefore() async throws {
+        let server = try await TestServer.start(loops: 1) { request in .text(String(request.path)) }
+        let client = try server.client()
+        await client.send("GET /1 HTTP/1.1\r\nHost: a\r\n\r\nGET /2 HTTP/1.1\r\nHost: a\r\n\r\nGET /3 HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(await client.readResponses(3).map(\.bodyText) == ["/1", "/2", "/3"])
+        #expect(server.server.stats.workersStarted.load(ordering: .relaxed) == 1)
+        await server.stop()
+    }
+
     @Test func aSuspendedHandlerDoesNotHoldUpTheNextRequest() async throws {
         let gate = Gate()
         let server = try await TestServer.start(loops: 1) { request in
