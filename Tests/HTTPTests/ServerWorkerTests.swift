@@ -58,22 +58,25 @@ struct ServerWorkerTests {
             return .text("done")
         }
         // Ten requests held at once need ten workers; four stay idle after.
-        let first = try (0..<10).map { _ in try server.client() }
-        for client in first { await client.send("GET /wait HTTP/1.1\r\nHost: a\r\n\r\n") }
-        try await waitUntil { server.server.stats.requests.load(ordering: .relaxed) == 10 }
-        gate.open()
-        for client in first { #expect(await client.readResponses(1).first?.bodyText == "done") }
+        try await holdTen(on: server, behind: gate)
         #expect(server.server.stats.workersStarted.load(ordering: .relaxed) == 10)
 
         // Ten more at once: the four idle ones and six new.
         gate.close()
-        let second = try (0..<10).map { _ in try server.client() }
-        for client in second { await client.send("GET /wait HTTP/1.1\r\nHost: a\r\n\r\n") }
-        try await waitUntil { server.server.stats.requests.load(ordering: .relaxed) == 20 }
-        gate.open()
-        for client in second { #expect(await client.readResponses(1).first?.bodyText == "done") }
+        try await holdTen(on: server, behind: gate)
         #expect(server.server.stats.workersStarted.load(ordering: .relaxed) == 16)
         await server.stop()
+    }
+
+    /// Ten requests on ten connections, all waiting at `gate` at once; then
+    /// the gate opens and each is answered.
+    private func holdTen(on server: TestServer, behind gate: Gate) async throws {
+        let before = server.server.stats.requests.load(ordering: .relaxed)
+        let clients = try (0..<10).map { _ in try server.client() }
+        for client in clients { await client.send("GET /wait HTTP/1.1\r\nHost: a\r\n\r\n") }
+        try await waitUntil { server.server.stats.requests.load(ordering: .relaxed) == before + 10 }
+        gate.open()
+        for client in clients { #expect(await client.readResponses(1).first?.bodyText == "done") }
     }
 
     private func waitUntil(_ condition: () -> Bool) async throws {
