@@ -13,12 +13,7 @@ public struct Application: Sendable {
         self.router = router
         self.logger = logger
         self.requestIDs = requestIDs
-        pipeline = Next(middlewares) { request, context in
-            if let length = request.body.declaredLength, length > context.routeOptions.maxBodyBytes {
-                throw GatewayError.payloadTooLarge
-            }
-            return try await context.endpoint(request, context)
-        }
+        pipeline = Next(middlewares)
     }
 
     /// A request no route serves does nothing, so it reads no body and

@@ -40,7 +40,8 @@ public protocol Middleware: Sendable {
 public typealias Responder = @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
 
 /// What a middleware calls to continue down the chain: the next middleware,
-/// or after the last one the endpoint.
+/// or after the last one the route's endpoint (`context.endpoint`), once
+/// the request's declared body length is within the route's limit.
 ///
 /// A value, not a closure per middleware: a closure is one more async frame
 /// per stage, and every async frame costs an executor switch (a lookup of
@@ -49,23 +50,25 @@ public typealias Responder = @Sendable (HTTPRequest, RequestContext) async throw
 public struct Next: Sendable {
     private let middlewares: [any Middleware]
     private let index: Int
-    private let endpoint: Responder
 
-    /// The whole chain: `middlewares` around `endpoint`, the first outermost.
-    init(_ middlewares: [any Middleware], around endpoint: @escaping Responder) {
-        self.init(middlewares, index: 0, endpoint: endpoint)
+    /// The whole chain: `middlewares` around the endpoint, the first outermost.
+    init(_ middlewares: [any Middleware]) {
+        self.init(middlewares, index: 0)
     }
 
-    private init(_ middlewares: [any Middleware], index: Int, endpoint: @escaping Responder) {
+    private init(_ middlewares: [any Middleware], index: Int) {
         self.middlewares = middlewares
         self.index = index
-        self.endpoint = endpoint
     }
 
     @inline(__always)
     public func callAsFunction(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        guard index < middlewares.count else { return try await endpoint(request, context) }
-        let rest = Next(middlewares, index: index + 1, endpoint: endpoint)
-        return try await middlewares[index].handle(request, context: context, next: rest)
+        guard index < middlewares.count else {
+            if let length = request.body.declaredLength, length > context.routeOptions.maxBodyBytes {
+                throw GatewayError.payloadTooLarge
+            }
+            return try await context.endpoint(request, context)
+        }
+        return try await middlewares[index].handle(request, context: context, next: Next(middlewares, index: index + 1))
     }
 }

@@ -15,39 +15,62 @@ struct PlainHTTPTarget: Equatable {
     var endpoint: String { authority }
 
     init?(_ url: String) {
-        let bytes = url.utf8
-        guard bytes.count > 7, url.utf8.prefix(7).elementsEqual("http://".utf8, by: Self.equalIgnoringCase) else { return nil }
-        let rest = url.utf8.dropFirst(7)
-        let authorityEnd = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? rest.endIndex
-        let authority = Substring(rest[rest.startIndex..<authorityEnd])
-        let target = Substring(rest[authorityEnd...])
-        guard !authority.isEmpty, !authority.utf8.contains(UInt8(ascii: "@")),
-              !target.utf8.contains(UInt8(ascii: "#")), !authority.utf8.contains(UInt8(ascii: "#")) else { return nil }
-        // By bytes throughout: `[`, `]` and `:` never end a longer character.
-        let authorityBytes = authority.utf8
-        var hostPart = authorityBytes[...]
-        var port: UInt16 = 80
-        if authorityBytes.first == UInt8(ascii: "[") {
-            guard let close = authorityBytes.firstIndex(of: UInt8(ascii: "]")) else { return nil }
-            hostPart = authorityBytes[authorityBytes.index(after: authorityBytes.startIndex)..<close]
-            let after = authorityBytes[authorityBytes.index(after: close)...]
-            if !after.isEmpty {
-                guard after.first == UInt8(ascii: ":"), let value = Self.port(after.dropFirst()) else { return nil }
-                port = value
-            }
-        } else if let colon = authorityBytes.lastIndex(of: UInt8(ascii: ":")) {
-            guard let value = Self.port(authorityBytes[authorityBytes.index(after: colon)...]) else { return nil }
-            hostPart = authorityBytes[..<colon]
-            port = value
-        }
-        guard !hostPart.isEmpty else { return nil }
-        self.host = String(Substring(hostPart))
-        self.port = port
-        self.authority = String(authority)
-        self.target = target.isEmpty ? "/" : target.utf8.first == UInt8(ascii: "?") ? "/" + target : String(target)
+        var url = url
+        // Over the contiguous bytes: this runs for every proxied request,
+        // and the generic `String.UTF8View` searches showed in profiles.
+        guard let parsed = url.withUTF8({ Self.parse($0) }) else { return nil }
+        self = parsed
     }
 
-    private static func port(_ digits: Substring.UTF8View.SubSequence) -> UInt16? {
+    private init(host: String, port: UInt16, authority: String, target: String) {
+        self.host = host
+        self.port = port
+        self.authority = authority
+        self.target = target
+    }
+
+    private static func parse(_ url: UnsafeBufferPointer<UInt8>) -> PlainHTTPTarget? {
+        let scheme = "http://".utf8
+        guard url.count > scheme.count, zip(url, scheme).allSatisfy({ equalIgnoringCase($0, $1) }) else { return nil }
+        let start = scheme.count
+        var authorityEnd = start
+        while authorityEnd < url.count, url[authorityEnd] != UInt8(ascii: "/"), url[authorityEnd] != UInt8(ascii: "?") {
+            authorityEnd += 1
+        }
+        let authority = start..<authorityEnd
+        guard !authority.isEmpty, !url[authority].contains(UInt8(ascii: "@")),
+              !url[start...].contains(UInt8(ascii: "#")) else { return nil }
+        var host = authority
+        var port: UInt16 = 80
+        if url[start] == UInt8(ascii: "[") {
+            guard let close = url[authority].firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            host = (start + 1)..<close
+            if close + 1 < authorityEnd {
+                guard url[close + 1] == UInt8(ascii: ":"), let value = Self.port(url[(close + 2)..<authorityEnd]) else { return nil }
+                port = value
+            }
+        } else if let colon = url[authority].lastIndex(of: UInt8(ascii: ":")) {
+            guard let value = Self.port(url[(colon + 1)..<authorityEnd]) else { return nil }
+            host = start..<colon
+            port = value
+        }
+        guard !host.isEmpty else { return nil }
+        let target: String
+        if authorityEnd == url.count {
+            target = "/"
+        } else if url[authorityEnd] == UInt8(ascii: "?") {
+            target = "/" + text(url, authorityEnd..<url.count)
+        } else {
+            target = text(url, authorityEnd..<url.count)
+        }
+        return PlainHTTPTarget(host: text(url, host), port: port, authority: text(url, authority), target: target)
+    }
+
+    private static func text(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    private static func port(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> UInt16? {
         guard !digits.isEmpty, digits.count <= 5 else { return nil }
         var value = 0
         for digit in digits {
