@@ -8,7 +8,6 @@ enum CookieHeader {
     /// empty pair (`a=1;; b=2`) and of a DQUOTE-wrapped value; a pair
     /// without `=` is skipped. Names compare exactly (case-sensitive).
     static func value(named name: String, in header: some StringProtocol) -> Substring.UTF8View? {
-        let name = Array(name.utf8)
         let utf8 = Substring(header).utf8
         var start = utf8.startIndex
         while start < utf8.endIndex {
@@ -17,7 +16,7 @@ enum CookieHeader {
             start = end < utf8.endIndex ? utf8.index(after: end) : end
             guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { continue }
             let pairName = trimmed(pair[..<equals])
-            guard pairName.elementsEqual(name) else { continue }
+            guard pairName.elementsEqual(name.utf8) else { continue }
             var value = trimmed(pair[pair.index(after: equals)...])
             if value.count >= 2, value.first == UInt8(ascii: "\""), value.last == UInt8(ascii: "\"") {
                 value = value.dropFirst().dropLast()
