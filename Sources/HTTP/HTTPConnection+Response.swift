@@ -24,14 +24,22 @@ struct ResponseProgress {
 extension HTTPConnection {
     static let writeHighWater = 256 * 1024
 
-    /// Sends the handler's response, a streamed body included: the
-    /// producer runs in the worker's task, so a streamed response costs no
-    /// second task. A second answer to the same request (the server already
-    /// refused it, or the connection is gone) is dropped.
-    func send(_ response: HTTPResponse) async {
+    /// Starts sending the handler's response. Returns the body's producer
+    /// when the body is streamed: the worker runs it next (`stream`), so a
+    /// streamed response costs no second task, and any other response is
+    /// sent without an `await` (each costs an executor switch). A second
+    /// answer to the same request (the server already refused it, or the
+    /// connection is gone) is dropped.
+    func send(_ response: HTTPResponse) -> HTTPBodyProducer? {
         answering = true
         defer { answering = false }
-        guard let producer = respond(response) else { return }
+        return respond(response)
+    }
+
+    /// Produces a streamed body in the calling task, then ends it.
+    func stream(_ producer: HTTPBodyProducer) async {
+        answering = true
+        defer { answering = false }
         do {
             try await producer(ConnectionBodyWriter(connection: LoopBound(self, loop: loop)))
             endStreamedBody()

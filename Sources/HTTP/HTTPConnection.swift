@@ -39,8 +39,8 @@ final class HTTPConnection: EventLoopHandler {
     var readPausedForPipeline = false
     var lingering = false
     var response = ResponseProgress()
-    /// A worker is in `send` for this connection: a request pipelined
-    /// behind the response goes to that worker next.
+    /// A worker is in `send` or `stream` for this connection: a request
+    /// pipelined behind the response goes to that worker next.
     var answering = false
 
     // Deadlines on the monotonic clock; 0 means none.

@@ -90,7 +90,7 @@ final class RequestWorkers {
                     return
                 }
                 let response = await responder(work.request)
-                await work.connection.send(response)
+                if let producer = work.connection.send(response) { await work.connection.stream(producer) }
             }
         }
     }
