@@ -63,7 +63,7 @@ public struct HTTPRequestBody: Sendable {
         var bytes: [UInt8] = []
         while let piece = try await next() {
             guard bytes.count + piece.count <= limit else { throw .tooLarge }
-            bytes.append(contentsOf: piece)
+            if bytes.isEmpty { bytes = piece } else { bytes.append(contentsOf: piece) } // one piece: no copy
         }
         return bytes
     }

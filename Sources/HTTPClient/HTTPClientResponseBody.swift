@@ -40,7 +40,7 @@ public struct HTTPClientResponseBody: AsyncSequence, Sendable {
                 cancel()
                 throw .responseTooLarge
             }
-            bytes.append(contentsOf: piece)
+            if bytes.isEmpty { bytes = piece } else { bytes.append(contentsOf: piece) } // one piece: no copy
         }
         return bytes
     }
