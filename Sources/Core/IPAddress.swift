@@ -48,7 +48,20 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .v4(let value):
-            return "\(value >> 24).\(value >> 16 & 0xFF).\(value >> 8 & 0xFF).\(value & 0xFF)"
+            // By hand: one per proxied request (X-Forwarded-For), and
+            // interpolation formats through generic streams.
+            return String(unsafeUninitializedCapacity: 15) { out in
+                var count = 0
+                for shift in stride(from: 24, through: 0, by: -8) {
+                    let octet = Int(value >> UInt32(shift) & 0xFF)
+                    if octet >= 100 { out[count] = UInt8(48 + octet / 100); count += 1 }
+                    if octet >= 10 { out[count] = UInt8(48 + octet / 10 % 10); count += 1 }
+                    out[count] = UInt8(48 + octet % 10)
+                    count += 1
+                    if shift > 0 { out[count] = UInt8(ascii: "."); count += 1 }
+                }
+                return count
+            }
         case .v6(let high, let low):
             var addr = in6_addr()
             withUnsafeMutableBytes(of: &addr) { raw in

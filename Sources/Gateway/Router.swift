@@ -58,6 +58,10 @@ public struct Router: Sendable {
     /// Routes without parameters or prefixes, by exact path: the common
     /// case, answered without splitting the path.
     private var literal: [Substring: [Route]] = [:]
+    /// Bit n set: some literal route's path is n bytes long (n < 64; bit 63
+    /// stands for every longer one). A path of another length skips the
+    /// hash lookup above: a proxied path rarely has one.
+    private var literalLengths: UInt64 = 0
     /// The other routes by their first segment when it is literal, and
     /// those starting with a parameter (or with no segment), each in
     /// registration order: a path is matched only against the routes that
@@ -90,11 +94,12 @@ public struct Router: Sendable {
         if !isPrefix, !segments.contains(where: { if case .parameter = $0 { true } else { false } }) {
             let path = "/" + segments.map { if case .literal(let part) = $0 { String(part) } else { "" } }.joined(separator: "/")
             literal[Substring(path), default: []].append(route)
+            literalLengths |= Self.lengthBit(path.utf8.count)
         }
     }
 
     public func match(_ method: HTTPMethod, path: Substring) -> Match {
-        if let exact = literal[path],
+        if literalLengths & Self.lengthBit(path.utf8.count) != 0, let exact = literal[path],
            let route = exact.first(where: { $0.method == method }) ?? (method == .head ? exact.first { $0.method == .get } : nil) {
             return .found(pattern: route.pattern, parameters: [:], options: route.options, responder: route.responder)
         }
@@ -130,6 +135,10 @@ public struct Router: Sendable {
             }
         }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed)
+    }
+
+    private static func lengthBit(_ length: Int) -> UInt64 {
+        1 << UInt64(min(length, 63))
     }
 
     /// The non-empty segments between slashes, split by bytes (`/` never

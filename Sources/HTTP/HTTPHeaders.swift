@@ -66,6 +66,21 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 }
 
+extension String {
+    /// ASCII case-insensitive equality of two strings, always inlined:
+    /// header lookups compare a name against every field, and an opaque
+    /// call would retain each field's name around it.
+    @inlinable @inline(__always)
+    public func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        if let result = a.withContiguousStorageIfAvailable({ x in
+            b.withContiguousStorageIfAvailable { y in Self.equalIgnoringASCIICase(x, y) }
+        }), let result { return result }
+        return Substring(self).equalsIgnoringASCIICase(Substring(other))
+    }
+}
+
 extension StringProtocol {
     /// ASCII case-insensitive equality, without allocating.
     @inlinable

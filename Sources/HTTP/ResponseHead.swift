@@ -1,3 +1,5 @@
+import Core
+
 /// Serialises a response's status line and header section. The server owns
 /// framing: any Content-Length, Transfer-Encoding, Connection, Keep-Alive or
 /// Date the handler set is replaced, and a field whose name or value could
@@ -8,12 +10,12 @@ enum ResponseHead {
     static func write(status: HTTPStatus, headers: HTTPHeaders, date: [UInt8], contentLength: Int?,
                       chunked: Bool, keepAlive: Bool, announceKeepAlive: Bool, into out: inout [UInt8]) {
         out.append(contentsOf: statusLine(status))
-        for field in headers where isSendable(field) {
-            out.append(contentsOf: field.name.utf8)
-            out.append(0x3A)
-            out.append(0x20)
-            out.append(contentsOf: field.value.utf8)
-            out.append(contentsOf: crlf)
+        // Over the array's storage: each field is read in place, not
+        // copied (and its two strings retained) per step.
+        headers.fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices where isSendable(fields[index]) {
+                out.appendField(fields[index].name, fields[index].value)
+            }
         }
         out.append(contentsOf: "Date: ".utf8)
         out.append(contentsOf: date)
@@ -58,12 +60,11 @@ enum ResponseHead {
     /// not one the server owns, and a value that cannot split the response.
     private static func isSendable(_ field: HTTPField) -> Bool {
         guard !serverOwned.contains(field.name) else { return false }
-        var name = field.name, value = field.value
-        return name.withUTF8 { name in
+        return field.name.withContiguousUTF8 { name in
             guard !name.isEmpty else { return false }
             for byte in name where byte <= 0x20 || byte == 0x3A || byte >= 0x7F { return false }
             return true
-        } && value.withUTF8 { value in
+        } && field.value.withContiguousUTF8 { value in
             for byte in value where byte == 0x0D || byte == 0x0A || byte == 0 { return false }
             return true
         }

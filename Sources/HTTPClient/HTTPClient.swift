@@ -100,7 +100,7 @@ public final class HTTPClient: Sendable {
         let id = nextID.add(1, ordering: .relaxed).oldValue
         let cancelled = CancellationFlag()
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (waiter: UpstreamExchange.Waiter) in
+            await withUnsafeContinuation { (waiter: UpstreamExchange.Waiter) in
                 pool.onLoop { pool in
                     if cancelled.isSet { return waiter.resume(returning: .failure(.cancelled)) }
                     pool.start(id: id, target: target, request: request, body: body, waiter: waiter)

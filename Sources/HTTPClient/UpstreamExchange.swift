@@ -4,7 +4,10 @@ import HTTP
 /// where the answer goes, and who waits for its head. Loop-confined, like
 /// the connection that carries it.
 final class UpstreamExchange {
-    typealias Waiter = CheckedContinuation<Result<HTTPClientStreamingResponse, HTTPClientError>, Never>
+    /// Unchecked: one per proxied request, and a checked one allocates.
+    /// Whoever resumes it takes it out of `waiter` first, on the pool's
+    /// loop, so it is resumed exactly once.
+    typealias Waiter = UnsafeContinuation<Result<HTTPClientStreamingResponse, HTTPClientError>, Never>
 
     let id: UInt64
     let target: PlainHTTPTarget
@@ -71,24 +74,26 @@ final class UpstreamExchange {
     static func serialize(_ request: HTTPClientRequest, target: PlainHTTPTarget, streamedLength: Int??) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256 + (request.body?.count ?? 0))
-        bytes.append(contentsOf: request.method.rawValue.utf8)
+        bytes.appendUTF8(request.method.rawValue)
         bytes.append(0x20)
-        bytes.append(contentsOf: target.target.utf8)
+        bytes.appendUTF8(target.target)
         bytes.append(contentsOf: " HTTP/1.1\r\n".utf8)
         if !request.headers.contains("Host") {
-            append("Host", target.authority, to: &bytes)
+            bytes.appendField("Host", target.authority)
         }
-        for field in request.headers where !isFraming(field.name) {
-            append(field.name, field.value, to: &bytes)
+        request.headers.fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices where !isFraming(fields[index].name) {
+                bytes.appendField(fields[index].name, fields[index].value)
+            }
         }
         switch streamedLength {
-        case .some(.some(let length)): append("Content-Length", String(length), to: &bytes)
-        case .some(.none): append("Transfer-Encoding", "chunked", to: &bytes)
+        case .some(.some(let length)): bytes.appendField("Content-Length", String(length))
+        case .some(.none): bytes.appendField("Transfer-Encoding", "chunked")
         case .none:
             if let body = request.body {
-                append("Content-Length", String(body.count), to: &bytes)
+                bytes.appendField("Content-Length", String(body.count))
             } else if request.method == .post || request.method == .put || request.method == .patch {
-                append("Content-Length", "0", to: &bytes)
+                bytes.appendField("Content-Length", "0")
             }
         }
         bytes.append(contentsOf: "\r\n".utf8)
@@ -98,12 +103,6 @@ final class UpstreamExchange {
 
     private static let idempotent: [HTTPMethod] = [.get, .head, .put, .delete, .options, .trace]
 
-    private static func append(_ name: String, _ value: String, to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: name.utf8)
-        bytes.append(contentsOf: ": ".utf8)
-        bytes.append(contentsOf: value.utf8)
-        bytes.append(contentsOf: "\r\n".utf8)
-    }
 
     private static func isFraming(_ name: String) -> Bool {
         name.equalsIgnoringASCIICase("content-length") || name.equalsIgnoringASCIICase("transfer-encoding")

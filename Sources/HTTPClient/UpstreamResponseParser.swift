@@ -101,8 +101,8 @@ enum UpstreamResponseParser {
 
     /// `HTTP/1.x NNN reason`: the minor version and the status.
     private static func parseStatusLine(_ line: UnsafeRawBufferPointer) throws(HTTPClientError) -> (Int, Int) {
-        let prefix: [UInt8] = Array("HTTP/1.".utf8)
-        guard line.count >= 12, line.prefix(7).elementsEqual(prefix),
+        guard line.count >= 12, line[0] == 0x48, line[1] == 0x54, line[2] == 0x54, line[3] == 0x50, // HTTP
+              line[4] == 0x2F, line[5] == 0x31, line[6] == 0x2E, // /1.
               line[7] == 0x30 || line[7] == 0x31, line[8] == 0x20 else { throw .invalidResponse }
         var status = 0
         for index in 9..<12 {

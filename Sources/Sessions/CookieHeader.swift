@@ -1,3 +1,5 @@
+import Core
+
 /// Reading the `Cookie` request header (RFC 6265 §5.4 `name=value; …`)
 /// and writing `Set-Cookie` values. Values are never logged or printed by
 /// this type: callers get them back as `Secret` or raw bytes only.
@@ -9,17 +11,35 @@ enum CookieHeader {
     /// without `=` is skipped. Names compare exactly (case-sensitive).
     static func value(named name: String, in header: some StringProtocol) -> Substring.UTF8View? {
         let utf8 = Substring(header).utf8
-        var start = utf8.startIndex
-        while start < utf8.endIndex {
-            let end = utf8[start...].firstIndex(of: UInt8(ascii: ";")) ?? utf8.endIndex
-            let pair = utf8[start..<end]
-            start = end < utf8.endIndex ? utf8.index(after: end) : end
-            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { continue }
-            let pairName = trimmed(pair[..<equals])
-            guard pairName.elementsEqual(name.utf8) else { continue }
-            var value = trimmed(pair[pair.index(after: equals)...])
-            if value.count >= 2, value.first == UInt8(ascii: "\""), value.last == UInt8(ascii: "\"") {
-                value = value.dropFirst().dropLast()
+        // Scanned over the contiguous bytes (every request with a session
+        // passes here): index arithmetic on a `Substring.UTF8View` costs a
+        // call per step.
+        let found = utf8.withContiguousStorageIfAvailable { bytes in
+            name.withContiguousUTF8 { name in valueRange(named: name, in: bytes) }
+        } ?? Array(utf8).withUnsafeBufferPointer { bytes in
+            name.withContiguousUTF8 { name in valueRange(named: name, in: bytes) }
+        }
+        guard let found else { return nil }
+        let lower = utf8.index(utf8.startIndex, offsetBy: found.lowerBound)
+        return utf8[lower..<utf8.index(lower, offsetBy: found.count)]
+    }
+
+    /// Where the value of the first pair called `name` lies in `bytes`.
+    private static func valueRange(named name: UnsafeBufferPointer<UInt8>, in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != UInt8(ascii: ";") { end += 1 }
+            let pair = start..<end
+            start = end + 1
+            guard let equals = pair.first(where: { bytes[$0] == UInt8(ascii: "=") }) else { continue }
+            let pairName = trimmed(pair.lowerBound..<equals, in: bytes)
+            guard pairName.count == name.count, pairName.indices.allSatisfy({ bytes[$0] == name[$0 - pairName.lowerBound] }) else {
+                continue
+            }
+            var value = trimmed((equals + 1)..<pair.upperBound, in: bytes)
+            if value.count >= 2, bytes[value.lowerBound] == UInt8(ascii: "\""), bytes[value.upperBound - 1] == UInt8(ascii: "\"") {
+                value = (value.lowerBound + 1)..<(value.upperBound - 1)
             }
             return value
         }
@@ -47,10 +67,10 @@ enum CookieHeader {
         return text + "; HttpOnly; Secure; SameSite=Strict"
     }
 
-    private static func trimmed(_ bytes: Substring.UTF8View) -> Substring.UTF8View {
-        var bytes = bytes
-        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes.removeFirst() }
-        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes.removeLast() }
-        return bytes
+    private static func trimmed(_ range: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int> {
+        var (lower, upper) = (range.lowerBound, range.upperBound)
+        while lower < upper, bytes[lower] == 0x20 || bytes[lower] == 0x09 { lower += 1 }
+        while upper > lower, bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09 { upper -= 1 }
+        return lower..<upper
     }
 }

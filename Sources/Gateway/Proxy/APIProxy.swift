@@ -201,7 +201,9 @@ struct APIProxy: Sendable {
     /// (`Connection: keep-alive`), and then nothing is allocated.
     static func connectionTokens(_ headers: HTTPHeaders, beyond fixed: FieldNameSet) -> [Substring] {
         var names: [Substring] = []
-        for field in headers where field.name.equalsIgnoringASCIICase("connection") {
+        for field in headers.fields where field.name.equalsIgnoringASCIICase("connection") {
+            // The usual value lists no field name: skip the split.
+            if field.value.equalsIgnoringASCIICase("keep-alive") || field.value.equalsIgnoringASCIICase("close") { continue }
             var rest = field.value[...]
             while !rest.isEmpty {
                 let comma = rest.utf8.firstIndex(of: UInt8(ascii: ",")) ?? rest.endIndex
