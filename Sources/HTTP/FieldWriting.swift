@@ -1,57 +1,94 @@
 import Core
 
-/// Writing header lines into an output buffer. Every response head and
-/// every upstream request passes through here, so each string is copied
-/// once, from its contiguous bytes, into room reserved for the whole line:
-/// `append(contentsOf: string.utf8)` goes through a generic sequence copy
-/// that checks capacity per call and retains the string around it.
-extension Array where Element == UInt8 {
-    /// Appends `name: value\r\n`.
+/// Writing a message head in one piece. Every response head and every
+/// upstream request is written here: the head is sized first, then each
+/// string is copied once, from its contiguous bytes, into memory of exactly
+/// that size. Appending piece by piece (`append(contentsOf: string.utf8)`)
+/// checks capacity and uniqueness per piece and goes through a generic
+/// sequence copy that retains each string around it.
+public struct ByteCursor {
+    @usableFromInline var position: UnsafeMutablePointer<UInt8>
+    @usableFromInline let end: UnsafeMutablePointer<UInt8>
+
     @inlinable
-    public mutating func appendField(_ name: String, _ value: String) {
-        name.withContiguousUTF8 { name in
-            value.withContiguousUTF8 { value in
-                appendUninitialized(name.count + value.count + 4) { out in
-                    var out = out
-                    out.copy(name)
-                    out[0] = 0x3A // ':'
-                    out[1] = 0x20 // ' '
-                    out += 2
-                    out.copy(value)
-                    out[0] = 0x0D
-                    out[1] = 0x0A
-                }
-            }
-        }
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        // A zero-sized buffer may have no address; nothing is written then.
+        position = buffer.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!
+        end = position + buffer.count
     }
 
-    /// Appends a string's UTF-8 bytes.
+    /// Every write is checked against the end: a head sized too small
+    /// traps here instead of writing past its memory.
     @inlinable
-    public mutating func appendUTF8(_ string: String) {
-        string.withContiguousUTF8 { bytes in
-            appendUninitialized(bytes.count) { out in
-                var out = out
-                out.copy(bytes)
-            }
-        }
+    public mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+        precondition(bytes.count <= end - position, "message head larger than sized")
+        if let base = bytes.baseAddress { position.update(from: base, count: bytes.count) }
+        position += bytes.count
     }
 
-    /// Appends `count` bytes that `write` fills, starting at the pointer
-    /// it gets; it must write all of them.
     @inlinable
-    mutating func appendUninitialized(_ count: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Void) {
-        let start = self.count
-        reserveCapacity(start + count)
-        append(contentsOf: repeatElement(0, count: count))
-        withUnsafeMutableBufferPointer { write($0.baseAddress! + start) }
+    public mutating func write(_ byte: UInt8) {
+        precondition(position < end, "message head larger than sized")
+        position.pointee = byte
+        position += 1
     }
+
+    @inlinable
+    public mutating func write(_ string: String) {
+        string.withContiguousUTF8 { write($0) }
+    }
+
+    @inlinable
+    public mutating func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { write($0) }
+    }
+
+    /// `name: value\r\n`; `ByteCursor.fieldSize` bytes.
+    @inlinable
+    public mutating func writeField(_ name: String, _ value: String) {
+        write(name)
+        write(0x3A) // ':'
+        write(0x20) // ' '
+        write(value)
+        writeCRLF()
+    }
+
+    @inlinable
+    public mutating func writeCRLF() {
+        write(0x0D)
+        write(0x0A)
+    }
+
+    @inlinable
+    public static func fieldSize(_ name: String, _ value: String) -> Int {
+        name.utf8.count + value.utf8.count + 4
+    }
+
+    @inlinable
+    var isAtEnd: Bool { position == end }
 }
 
-extension UnsafeMutablePointer<UInt8> {
-    /// Copies `bytes` here and moves past them.
+extension Array where Element == UInt8 {
+    /// Appends exactly `count` bytes, which `write` writes through a cursor
+    /// (built on the stack, then copied in with one `memcpy`).
     @inlinable
-    mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
-        if let base = bytes.baseAddress { update(from: base, count: bytes.count) }
-        self += bytes.count
+    public mutating func append(count: Int, writing write: (inout ByteCursor) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { buffer in
+            var cursor = ByteCursor(buffer)
+            write(&cursor)
+            precondition(cursor.isAtEnd, "message head smaller than sized")
+            append(contentsOf: UnsafeBufferPointer(buffer))
+        }
+    }
+
+    /// Exactly `count` bytes, which `write` writes through a cursor.
+    @inlinable
+    public init(count: Int, writing write: (inout ByteCursor) -> Void) {
+        self.init(unsafeUninitializedCapacity: count) { buffer, initialized in
+            var cursor = ByteCursor(buffer)
+            write(&cursor)
+            precondition(cursor.isAtEnd, "message head smaller than sized")
+            initialized = count
+        }
     }
 }

@@ -5,36 +5,52 @@ import Core
 /// Date the handler set is replaced, and a field whose name or value could
 /// split the response (CR, LF, NUL) is dropped.
 enum ResponseHead {
-    private static let crlf: [UInt8] = [0x0D, 0x0A]
-
     static func write(status: HTTPStatus, headers: HTTPHeaders, date: [UInt8], contentLength: Int?,
                       chunked: Bool, keepAlive: Bool, announceKeepAlive: Bool, into out: inout [UInt8]) {
-        out.append(contentsOf: statusLine(status))
-        // Over the array's storage: each field is read in place, not
-        // copied (and its two strings retained) per step.
-        headers.fields.withUnsafeBufferPointer { fields in
-            for index in fields.indices where isSendable(fields[index]) {
-                out.appendField(fields[index].name, fields[index].value)
-            }
+        let line = statusLine(status)
+        let fields = headers.fields
+        // Sized first, then written in one piece. Which fields go out is
+        // checked once and remembered, a bit per field (past the 64th,
+        // checked again when writing).
+        var sendable: UInt64 = 0
+        var size = line.count + dateName.count + date.count + 2 + 2
+        for index in fields.indices where isSendable(fields[index]) {
+            if index < 64 { sendable |= 1 << UInt64(index) }
+            size += ByteCursor.fieldSize(fields[index].name, fields[index].value)
         }
-        out.append(contentsOf: "Date: ".utf8)
-        out.append(contentsOf: date)
-        out.append(contentsOf: crlf)
         if chunked {
-            out.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8)
+            size += chunkedField.count
         } else if let contentLength {
-            out.append(contentsOf: contentLengthName)
-            appendDecimal(contentLength, to: &out)
-            out.append(contentsOf: crlf)
+            size += contentLengthName.count + decimalDigits(contentLength) + 2
         }
-        if !keepAlive {
-            out.append(contentsOf: "Connection: close\r\n".utf8)
-        } else if announceKeepAlive {
-            out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+        let connection = !keepAlive ? connectionClose : announceKeepAlive ? connectionKeepAlive : nil
+        size += connection?.count ?? 0
+
+        out.append(count: size) { cursor in
+            cursor.write(line)
+            for index in fields.indices
+            where index < 64 ? sendable & (1 << UInt64(index)) != 0 : isSendable(fields[index]) {
+                cursor.writeField(fields[index].name, fields[index].value)
+            }
+            cursor.write(dateName)
+            cursor.write(date)
+            cursor.writeCRLF()
+            if chunked {
+                cursor.write(chunkedField)
+            } else if let contentLength {
+                cursor.write(contentLengthName)
+                writeDecimal(contentLength, to: &cursor)
+                cursor.writeCRLF()
+            }
+            if let connection { cursor.write(connection) }
+            cursor.writeCRLF()
         }
-        out.append(contentsOf: crlf)
     }
 
+    private static let dateName = Array("Date: ".utf8)
+    private static let chunkedField = Array("Transfer-Encoding: chunked\r\n".utf8)
+    private static let connectionClose = Array("Connection: close\r\n".utf8)
+    private static let connectionKeepAlive = Array("Connection: keep-alive\r\n".utf8)
     private static let contentLengthName = Array("Content-Length: ".utf8)
     private static let common: [Int: [UInt8]] = Dictionary(uniqueKeysWithValues: [200, 201, 204, 302, 304, 400, 401, 403, 404, 405,
         408, 413, 415, 429, 431, 500, 502, 503, 504].map { ($0, Array("HTTP/1.1 \($0) \(HTTPStatus($0).reasonPhrase)\r\n".utf8)) })
@@ -43,12 +59,23 @@ enum ResponseHead {
         common[status.code] ?? Array("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n".utf8)
     }
 
-    private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+    private static func decimalDigits(_ value: Int) -> Int {
+        var digits = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            digits += 1
+        }
+        return digits
+    }
+
+    /// `value` (not negative) in decimal, `decimalDigits(value)` bytes.
+    private static func writeDecimal(_ value: Int, to cursor: inout ByteCursor) {
         var divisor = 1
         while divisor <= value / 10 { divisor *= 10 }
         var rest = value
         while divisor > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            cursor.write(UInt8(ascii: "0") + UInt8(rest / divisor))
             rest %= divisor
             divisor /= 10
         }

@@ -72,34 +72,46 @@ final class UpstreamExchange {
     /// then the whole body when there is one. `streamedLength`: nil when
     /// nothing is streamed; `.some(nil)` for a stream of unknown length.
     static func serialize(_ request: HTTPClientRequest, target: PlainHTTPTarget, streamedLength: Int??) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(256 + (request.body?.count ?? 0))
-        bytes.appendUTF8(request.method.rawValue)
-        bytes.append(0x20)
-        bytes.appendUTF8(target.target)
-        bytes.append(contentsOf: " HTTP/1.1\r\n".utf8)
-        if !request.headers.contains("Host") {
-            bytes.appendField("Host", target.authority)
-        }
-        request.headers.fields.withUnsafeBufferPointer { fields in
-            for index in fields.indices where !isFraming(fields[index].name) {
-                bytes.appendField(fields[index].name, fields[index].value)
-            }
-        }
+        let method = request.method.rawValue
+        let fields = request.headers.fields
+        let host = request.headers.contains("Host") ? nil : target.authority
+        let framing: (name: String, value: String)?
         switch streamedLength {
-        case .some(.some(let length)): bytes.appendField("Content-Length", String(length))
-        case .some(.none): bytes.appendField("Transfer-Encoding", "chunked")
+        case .some(.some(let length)): framing = ("Content-Length", String(length))
+        case .some(.none): framing = ("Transfer-Encoding", "chunked")
         case .none:
             if let body = request.body {
-                bytes.appendField("Content-Length", String(body.count))
+                framing = ("Content-Length", String(body.count))
             } else if request.method == .post || request.method == .put || request.method == .patch {
-                bytes.appendField("Content-Length", "0")
+                framing = ("Content-Length", "0")
+            } else {
+                framing = nil
             }
         }
-        bytes.append(contentsOf: "\r\n".utf8)
-        if streamedLength == nil, let body = request.body { bytes.append(contentsOf: body) }
-        return bytes
+        let body = streamedLength == nil ? request.body : nil
+        // Sized first, then written in one piece (see ByteCursor).
+        var size = method.utf8.count + 1 + target.target.utf8.count + httpVersion.count + 2 + (body?.count ?? 0)
+        if let host { size += ByteCursor.fieldSize("Host", host) }
+        for index in fields.indices where !isFraming(fields[index].name) {
+            size += ByteCursor.fieldSize(fields[index].name, fields[index].value)
+        }
+        if let framing { size += ByteCursor.fieldSize(framing.name, framing.value) }
+        return [UInt8](count: size) { cursor in
+            cursor.write(method)
+            cursor.write(0x20)
+            cursor.write(target.target)
+            cursor.write(httpVersion)
+            if let host { cursor.writeField("Host", host) }
+            for index in fields.indices where !isFraming(fields[index].name) {
+                cursor.writeField(fields[index].name, fields[index].value)
+            }
+            if let framing { cursor.writeField(framing.name, framing.value) }
+            cursor.writeCRLF()
+            if let body { cursor.write(body) }
+        }
     }
+
+    private static let httpVersion = Array(" HTTP/1.1\r\n".utf8)
 
     private static let idempotent: [HTTPMethod] = [.get, .head, .put, .delete, .options, .trace]
 
