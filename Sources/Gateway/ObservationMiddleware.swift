@@ -7,16 +7,14 @@ import System
 /// The line carries the route pattern, never the raw path or query, and
 /// no header values, so no token, code or cookie can reach it.
 public struct ObservationMiddleware: Middleware {
-    let requests: Counter
-    let duration: Histogram
+    let observations: RequestObservations
     let inFlight: Gauge
     let accessLog: Bool
 
     public init(metrics: MetricsRegistry, accessLog: Bool) {
-        requests = metrics.counter("bff_http_requests_total", help: "Requests answered, by route pattern, method and status.",
-                                   labels: ["route", "method", "status"])
-        duration = metrics.histogram("bff_http_request_duration_seconds", help: "Time to produce a response head, by route pattern.",
-                                     labels: ["route"])
+        observations = metrics.requestObservations(
+            count: "bff_http_requests_total", countHelp: "Requests answered, by route pattern, method and status.",
+            duration: "bff_http_request_duration_seconds", durationHelp: "Time to produce a response head, by route pattern.")
         inFlight = metrics.gauge("bff_http_requests_in_flight", help: "Requests being handled now.")
         self.accessLog = accessLog
     }
@@ -28,8 +26,8 @@ public struct ObservationMiddleware: Middleware {
         let response = try await next(request, context)
         let seconds = Double(MonotonicClock.now() &- start) / 1e9
         let status = response.status.code
-        requests.increment([context.routePattern, Self.methodLabel(request.method), String(status)])
-        duration.observe([context.routePattern], seconds)
+        observations.record(route: context.routePattern, method: Self.methodIndex(request.method), status: status,
+                            seconds: seconds)
         if accessLog {
             context.logger.info("http.access", [
                 "method": .string(Self.methodLabel(request.method)),
@@ -45,9 +43,20 @@ public struct ObservationMiddleware: Middleware {
     /// Known methods by name; anything else as `other`, so a client cannot
     /// grow the label set.
     static func methodLabel(_ method: HTTPMethod) -> String {
+        RequestObservations.methods[methodIndex(method)]
+    }
+
+    /// The method's index in `RequestObservations.methods`.
+    static func methodIndex(_ method: HTTPMethod) -> Int {
         switch method {
-        case .get, .head, .post, .put, .patch, .delete, .options: method.rawValue
-        default: "other"
+        case .get: 0
+        case .head: 1
+        case .post: 2
+        case .put: 3
+        case .patch: 4
+        case .delete: 5
+        case .options: 6
+        default: 7
         }
     }
 

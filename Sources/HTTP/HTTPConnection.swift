@@ -124,13 +124,18 @@ final class HTTPConnection: EventLoopHandler {
             let parsed = input.withUnsafeBytes { raw in
                 Result { () throws(HTTPParseError) in try parser.parse(UnsafeRawBufferPointer(rebasing: raw[inputStart...])) }
             }
-            guard case .success(let step) = parsed else {
-                if case .failure(let error) = parsed { refuse(error) }
+            // Consumed, not copied: the head moves into the request.
+            let base = inputStart
+            let event: HTTPParserEvent
+            switch consume parsed {
+            case .success(let step):
+                inputStart += step.consumed
+                event = step.event
+            case .failure(let error):
+                refuse(error)
                 return
             }
-            let base = inputStart
-            inputStart += step.consumed
-            switch step.event {
+            switch consume event {
             case .needMore:
                 compactInput()
                 return
@@ -176,7 +181,7 @@ final class HTTPConnection: EventLoopHandler {
         }
     }
 
-    private func startRequest(_ head: HTTPRequestHead) {
+    private func startRequest(_ head: consuming HTTPRequestHead) {
         inFlight = true
         headDeadline = 0
         idleDeadline = 0
@@ -206,7 +211,7 @@ final class HTTPConnection: EventLoopHandler {
             bodyStream = RequestBodyStream { bound.withValue { $0.bodyDemanded() } }
             body = HTTPRequestBody(stream: bodyStream, declaredLength: nil)
         }
-        owner.workers.submit(HTTPRequest(head: head, body: body, peer: peer), from: self)
+        owner.workers.submit(HTTPRequest(head: consume head, body: body, peer: peer), from: self)
     }
 
     /// The handler wants body bytes: send `100 Continue` if the client

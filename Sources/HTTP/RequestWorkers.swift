@@ -48,7 +48,7 @@ final class RequestWorkers {
     }
 
     /// Hands `request` to an idle worker, or queues it for one.
-    func submit(_ request: HTTPRequest, from connection: HTTPConnection) {
+    func submit(_ request: consuming HTTPRequest, from connection: HTTPConnection) {
         let work = Work(connection: connection, request: request)
         if let worker = idle.popLast() {
             worker.resume(returning: work)

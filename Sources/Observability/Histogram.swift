@@ -42,7 +42,7 @@ public final class Histogram: Sendable, MetricFamily {
     public func observe(_ labelValues: [String], _ value: Double) {
         checkArity(labelValues)
         guard !value.isNaN else { return }
-        let slot = bucketIndex(for: value)
+        let slot = Self.bucketIndex(for: value, in: buckets)
         let bucketCount = buckets.count
         series.withLock { all in
             all.update(labelValues, default: Series(bucketCount: bucketCount)) { $0.record(slot: slot, value: value) }
@@ -55,7 +55,7 @@ public final class Histogram: Sendable, MetricFamily {
     }
 
     /// The first bucket whose bound is at least `value` (binary search).
-    private func bucketIndex(for value: Double) -> Int {
+    static func bucketIndex(for value: Double, in buckets: [Double]) -> Int {
         var low = 0
         var high = buckets.count
         while low < high {
@@ -66,7 +66,14 @@ public final class Histogram: Sendable, MetricFamily {
     }
 
     func renderSamples(into output: inout String) {
-        for (labelValues, entry) in series.withLock({ $0.sorted() }) {
+        Self.renderSeries(series.withLock { $0.sorted() }, name: name, labelNames: labelNames, buckets: buckets,
+                          into: &output)
+    }
+
+    /// Cumulative `_bucket` lines, then `_sum` and `_count`, per series.
+    static func renderSeries(_ series: [(labelValues: [String], value: Series)], name: String, labelNames: [String],
+                             buckets: [Double], into output: inout String) {
+        for (labelValues, entry) in series {
             var cumulative: UInt64 = 0
             for (index, count) in entry.counts.enumerated() {
                 cumulative += count

@@ -44,6 +44,21 @@ public final class MetricsRegistry: Sendable {
                         matches: { $0.labelNames == labels && $0.buckets == bounds })
     }
 
+    /// The request count (labels `route`, `method`, `status`) and duration
+    /// (label `route`) families, stored together; created on first request.
+    public func requestObservations(count: String, countHelp: String, duration: String, durationHelp: String,
+                                    buckets: [Double] = Histogram.defaultBuckets) -> RequestObservations {
+        let bounds = Array(Set(buckets.filter { $0 != .infinity && !$0.isNaN })).sorted()
+        let countFamily = register(count, labels: ["route", "method", "status"],
+                                   make: { RequestCountFamily(name: count, help: countHelp, store: RequestObservations(buckets: bounds)) },
+                                   matches: { $0.store.buckets == bounds })
+        let durationFamily = register(duration, labels: ["route"],
+                                      make: { RequestDurationFamily(name: duration, help: durationHelp, store: countFamily.store) },
+                                      matches: { $0.store === countFamily.store })
+        precondition(durationFamily.store === countFamily.store, "request observations \(count) and \(duration) registered apart")
+        return countFamily.store
+    }
+
     /// Every family in the Prometheus text format 0.0.4, sorted by name;
     /// series within a family are sorted by label values. Serve it with
     /// ``contentType``.
