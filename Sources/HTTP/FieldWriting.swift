@@ -39,6 +39,11 @@ public struct ByteCursor {
     }
 
     @inlinable
+    public mutating func write(_ text: StaticString) {
+        text.withUTF8Buffer { write($0) }
+    }
+
+    @inlinable
     public mutating func write(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { write($0) }
     }

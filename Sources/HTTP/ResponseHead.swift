@@ -13,18 +13,18 @@ enum ResponseHead {
         // checked once and remembered, a bit per field (past the 64th,
         // checked again when writing).
         var sendable: UInt64 = 0
-        var size = line.count + dateName.count + date.count + 2 + 2
+        var size = line.count + dateName.utf8CodeUnitCount + date.count + 2 + 2
         for index in fields.indices where isSendable(fields[index]) {
             if index < 64 { sendable |= 1 << UInt64(index) }
             size += ByteCursor.fieldSize(fields[index].name, fields[index].value)
         }
         if chunked {
-            size += chunkedField.count
+            size += chunkedField.utf8CodeUnitCount
         } else if let contentLength {
-            size += contentLengthName.count + decimalDigits(contentLength) + 2
+            size += contentLengthName.utf8CodeUnitCount + decimalDigits(contentLength) + 2
         }
         let connection = !keepAlive ? connectionClose : announceKeepAlive ? connectionKeepAlive : nil
-        size += connection?.count ?? 0
+        size += connection?.utf8CodeUnitCount ?? 0
 
         out.append(count: size) { cursor in
             cursor.write(line)
@@ -47,16 +47,20 @@ enum ResponseHead {
         }
     }
 
-    private static let dateName = Array("Date: ".utf8)
-    private static let chunkedField = Array("Transfer-Encoding: chunked\r\n".utf8)
-    private static let connectionClose = Array("Connection: close\r\n".utf8)
-    private static let connectionKeepAlive = Array("Connection: keep-alive\r\n".utf8)
-    private static let contentLengthName = Array("Content-Length: ".utf8)
-    private static let common: [Int: [UInt8]] = Dictionary(uniqueKeysWithValues: [200, 201, 204, 302, 304, 400, 401, 403, 404, 405,
-        408, 413, 415, 429, 431, 500, 502, 503, 504].map { ($0, Array("HTTP/1.1 \($0) \(HTTPStatus($0).reasonPhrase)\r\n".utf8)) })
+    // Static strings: no reference count to touch per response.
+    private static let dateName: StaticString = "Date: "
+    private static let chunkedField: StaticString = "Transfer-Encoding: chunked\r\n"
+    private static let connectionClose: StaticString = "Connection: close\r\n"
+    private static let connectionKeepAlive: StaticString = "Connection: keep-alive\r\n"
+    private static let contentLengthName: StaticString = "Content-Length: "
+    /// Every status line from 100 to 599, by `code - 100`.
+    private static let statusLines: [[UInt8]] = (100..<600).map { code in
+        Array("HTTP/1.1 \(code) \(HTTPStatus(code).reasonPhrase)\r\n".utf8)
+    }
 
     private static func statusLine(_ status: HTTPStatus) -> [UInt8] {
-        common[status.code] ?? Array("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n".utf8)
+        (100..<600).contains(status.code) ? statusLines[status.code - 100]
+            : Array("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n".utf8)
     }
 
     private static func decimalDigits(_ value: Int) -> Int {

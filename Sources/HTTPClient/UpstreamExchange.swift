@@ -90,7 +90,7 @@ final class UpstreamExchange {
         }
         let body = streamedLength == nil ? request.body : nil
         // Sized first, then written in one piece (see ByteCursor).
-        var size = method.utf8.count + 1 + target.target.utf8.count + httpVersion.count + 2 + (body?.count ?? 0)
+        var size = method.utf8.count + 1 + target.target.utf8.count + httpVersion.utf8CodeUnitCount + 2 + (body?.count ?? 0)
         if let host { size += ByteCursor.fieldSize("Host", host) }
         for index in fields.indices where !isFraming(fields[index].name) {
             size += ByteCursor.fieldSize(fields[index].name, fields[index].value)
@@ -111,7 +111,7 @@ final class UpstreamExchange {
         }
     }
 
-    private static let httpVersion = Array(" HTTP/1.1\r\n".utf8)
+    private static let httpVersion: StaticString = " HTTP/1.1\r\n"
 
     private static let idempotent: [HTTPMethod] = [.get, .head, .put, .delete, .options, .trace]
 
