@@ -21,7 +21,10 @@ public struct Router: Sendable {
     /// A class: matching walks every route, and a struct of six fields
     /// would be copied (and each field retained) at every step.
     final class Route: Sendable {
-        let method: HTTPMethod
+        /// The methods it answers (a GET route answers HEAD too). Usually
+        /// one; a proxy prefix answers several with one route, so matching
+        /// visits it once rather than once per method.
+        let methods: [HTTPMethod]
         let pattern: String
         let segments: [Segment]
         let prefix: Bool
@@ -30,10 +33,10 @@ public struct Router: Sendable {
         /// Its place in registration order, which breaks ties between matches.
         let order: Int
 
-        init(method: HTTPMethod, pattern: String, segments: [Segment], prefix: Bool, options: RouteOptions,
+        init(methods: [HTTPMethod], pattern: String, segments: [Segment], prefix: Bool, options: RouteOptions,
              responder: @escaping Responder, order: Int) {
             self.order = order
-            self.method = method
+            self.methods = methods
             self.pattern = pattern
             self.segments = segments
             self.prefix = prefix
@@ -73,17 +76,26 @@ public struct Router: Sendable {
 
     /// Every method and pattern registered, for checks against the
     /// OpenAPI document.
-    public var registered: [(method: HTTPMethod, pattern: String)] { routes.map { ($0.method, $0.pattern) } }
+    public var registered: [(method: HTTPMethod, pattern: String)] {
+        routes.flatMap { route in route.methods.map { ($0, route.pattern) } }
+    }
 
     public mutating func add(_ method: HTTPMethod, _ pattern: String, options: RouteOptions = RouteOptions(),
                              _ responder: @escaping Responder) {
+        add([method], pattern, options: options, responder)
+    }
+
+    /// One route answering each of `methods` with the same endpoint.
+    public mutating func add(_ methods: [HTTPMethod], _ pattern: String, options: RouteOptions = RouteOptions(),
+                             _ responder: @escaping Responder) {
         precondition(pattern.hasPrefix("/"), "route patterns start with /")
+        precondition(!methods.isEmpty, "a route answers at least one method")
         let isPrefix = pattern.hasSuffix("/*")
         let body = isPrefix ? String(pattern.dropLast(2)) : pattern
         let segments = body.split(separator: "/", omittingEmptySubsequences: true).map { part -> Segment in
             part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(part)
         }
-        let route = Route(method: method, pattern: pattern, segments: segments, prefix: isPrefix,
+        let route = Route(methods: methods, pattern: pattern, segments: segments, prefix: isPrefix,
                           options: options, responder: responder, order: routes.count)
         routes.append(route)
         if case .literal(let first) = segments.first {
@@ -100,7 +112,8 @@ public struct Router: Sendable {
 
     public func match(_ method: HTTPMethod, path: Substring) -> Match {
         if literalLengths & Self.lengthBit(path.utf8.count) != 0, let exact = literal[path],
-           let route = exact.first(where: { $0.method == method }) ?? (method == .head ? exact.first { $0.method == .get } : nil) {
+           let route = exact.first(where: { $0.methods.contains(method) })
+               ?? (method == .head ? exact.first { $0.methods.contains(.get) } : nil) {
             return .found(pattern: route.pattern, parameters: [:], options: route.options, responder: route.responder)
         }
         let parts = Self.segments(of: path)
@@ -129,9 +142,11 @@ public struct Router: Sendable {
         // No route for this method: which methods the path has, if any.
         var allowed: [HTTPMethod] = []
         for route in routes where Self.bind(route, to: parts) != nil {
-            for allowedMethod in route.method == .get ? [HTTPMethod.get, .head] : [route.method]
-            where !allowed.contains(allowedMethod) {
-                allowed.append(allowedMethod)
+            for routeMethod in route.methods {
+                for allowedMethod in routeMethod == .get ? [HTTPMethod.get, .head] : [routeMethod]
+                where !allowed.contains(allowedMethod) {
+                    allowed.append(allowedMethod)
+                }
             }
         }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed)
@@ -162,7 +177,7 @@ public struct Router: Sendable {
 
     /// Whether `route` answers `method` (a GET route answers HEAD too).
     private static func serves(_ route: Route, _ method: HTTPMethod) -> Bool {
-        route.method == method || (method == .head && route.method == .get)
+        route.methods.contains(method) || (method == .head && route.methods.contains(.get))
     }
 
     private static func bind(_ route: Route, to parts: [Substring]) -> [String: String]? {

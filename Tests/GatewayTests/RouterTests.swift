@@ -89,4 +89,23 @@ struct RouterTests {
     func routesOpeningWithAParameterOrNothingStillCompete(path: String, expected: String) {
         #expect(Self.pattern(Self.mixedRouter().match(.get, path: path[...])) == expected)
     }
+
+    /// One route for several methods (a proxy prefix): each of them and
+    /// HEAD (with GET) match it, and any other method gets 405 listing them.
+    @Test func oneRouteAnswersSeveralMethods() {
+        var router = Router()
+        router.add([.get, .post, .delete], "/api/*") { _, _ in HTTPResponse(status: .ok) }
+        router.add(.put, "/api/special") { _, _ in HTTPResponse(status: .ok) }
+        for method in [HTTPMethod.get, .head, .post, .delete] {
+            #expect(Self.pattern(router.match(method, path: "/api/items")) == "/api/*", "\(method)")
+        }
+        #expect(Self.pattern(router.match(.put, path: "/api/special")) == "/api/special")
+        #expect(Self.pattern(router.match(.post, path: "/api/special")) == "/api/*", "the prefix still serves POST")
+        guard case .methodNotAllowed(let allowed) = router.match(.patch, path: "/api/items") else {
+            Issue.record("expected 405")
+            return
+        }
+        #expect(allowed == [.get, .head, .post, .delete])
+        #expect(router.registered.map(\.method) == [.get, .post, .delete, .put])
+    }
 }

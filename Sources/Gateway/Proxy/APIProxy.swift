@@ -42,11 +42,10 @@ struct APIProxy: Sendable {
             let methods = route.methods.map { $0.map { HTTPMethod($0) } } ?? Self.defaultMethods
             let options = RouteOptions(maxBodyBytes: route.maxBodyBytes ?? .max, csrf: true)
             let base = route.upstream.description
-            // The router answers HEAD with the GET route.
-            for method in methods where method != .head || !methods.contains(.get) {
-                router.add(method, route.prefix + "*", options: options) { request, context in
-                    try await forward(request, route: route, base: base, context: context)
-                }
+            // One route for all its methods; the router answers HEAD with GET.
+            let answered = methods.filter { $0 != .head || !methods.contains(.get) }
+            router.add(answered, route.prefix + "*", options: options) { request, context in
+                try await forward(request, route: route, base: base, context: context)
             }
         }
     }
