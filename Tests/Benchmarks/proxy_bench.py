@@ -81,11 +81,55 @@ def wrk_script(headers: dict, pause_ms: int | None = None) -> str:
     return script.name
 
 
+def start_backends(simulator, lifetime: int) -> dict:
+    """redis-server, modgud-sim (no jitter, rate limits off, access tokens
+    living `lifetime` s) and the upstream API (nginx, 1 worker: 401 without
+    a bearer token, else BODY), each on a free loopback port."""
+    ports = {name: b.free_port() for name in ("redis", "sim", "upstream")}
+    workdir = tempfile.mkdtemp(prefix="bench-proxy-")
+    redis = b.Process(["redis-server", "--port", str(ports["redis"]), "--bind", "127.0.0.1", "--save", "",
+                       "--appendonly", "no", "--dir", workdir], log_name="redis")
+    sim = b.Process([str(simulator), "--listen", f"127.0.0.1:{ports['sim']}", "--jitter-ms", "0",
+                     "--rate-limits", "off", "--log-level", "warning", "--access-token-lifetime", str(lifetime)],
+                    log_name="sim")
+    upstream, _ = b.start_nginx(f"""
+    server {{
+        listen 127.0.0.1:{ports['upstream']};
+        default_type application/json;
+        location / {{
+            if ($http_authorization !~ "^Bearer .") {{ return 401 '{{"error":"no_token"}}'; }}
+            return 200 '{BODY}';
+        }}
+    }}""", workers=1)
+    return {"ports": ports, "processes": [upstream, sim, redis]}
+
+
+def start_gateway(binary, backends: dict) -> tuple[b.Process, int, int]:
+    """The gateway with one route, `/api/` -> the upstream, token mode
+    `user`; returns it and its public and admin ports."""
+    ports = backends["ports"]
+    public_port, admin_port = b.free_port(), b.free_port()
+    routes = [{"prefix": "/api/", "upstream": f"http://127.0.0.1:{ports['upstream']}/", "token": "user"}]
+    gateway = b.Process([str(binary)], inherit_env=False, env={
+        "BFF_LISTEN": f"127.0.0.1:{public_port}",
+        "BFF_ADMIN_LISTEN": f"127.0.0.1:{admin_port}",
+        "BFF_PUBLIC_ORIGIN": f"http://localhost:{public_port}",
+        "BFF_MODGUD_URL": f"http://127.0.0.1:{ports['sim']}",
+        "BFF_CLIENT_ID": "bff",
+        "BFF_CLIENT_SECRET": "bff-secret",
+        "BFF_REDIS_URL": f"redis://127.0.0.1:{ports['redis']}/0",
+        "BFF_ROUTES": json.dumps(routes),
+        "BFF_ACCESS_LOG": "false",
+        "BFF_LOG_LEVEL": "warning",
+    }, log_name="gateway")
+    return gateway, public_port, admin_port
+
+
 def main() -> int:
     seconds = int(sys.argv[1]) if len(sys.argv) > 1 else 10
     binary = b.build_release()
     simulator = b.build_release("modgud-sim")
-    upstream_port, reference_port, public_port, admin_port, redis_port, sim_port = (b.free_port() for _ in range(6))
+    reference_port = b.free_port()
 
     # The one sign-in comes before all runs; a refresh is due `REFRESH_SKEW_S`
     # before the access token expires. The simulator's default lifetime
@@ -94,22 +138,10 @@ def main() -> int:
     planned = 5 * seconds + 3 * 2 + 60  # the timed runs, warm-ups and calibration, start-up and slack
     lifetime = max(900, 2 * planned + REFRESH_SKEW_S)
 
-    workdir = tempfile.mkdtemp(prefix="bench-proxy-")
-    redis = b.Process(["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
-                       "--appendonly", "no", "--dir", workdir], log_name="redis")
-    sim = b.Process([str(simulator), "--listen", f"127.0.0.1:{sim_port}", "--jitter-ms", "0",
-                     "--rate-limits", "off", "--log-level", "warning", "--access-token-lifetime", str(lifetime)],
-                    log_name="sim")
-    # The API: 401 without a bearer token, else the fixed JSON body.
-    upstream, _ = b.start_nginx(f"""
-    server {{
-        listen 127.0.0.1:{upstream_port};
-        default_type application/json;
-        location / {{
-            if ($http_authorization !~ "^Bearer .") {{ return 401 '{{"error":"no_token"}}'; }}
-            return 200 '{BODY}';
-        }}
-    }}""", workers=1)
+    backends = start_backends(simulator, lifetime)
+    upstream_port, sim_port = backends["ports"]["upstream"], backends["ports"]["sim"]
+    redis_port = backends["ports"]["redis"]
+    gateway, public_port, admin_port = start_gateway(binary, backends)
     # The reference proxy: the request headers mirror the gateway's
     # (cookie and X-CSRF dropped, a bearer token and X-Forwarded-* added).
     reference, _ = b.start_nginx(f"""
@@ -128,19 +160,6 @@ def main() -> int:
             proxy_set_header X-Forwarded-Host localhost:{public_port};
         }}
     }}""", workers=2)
-    routes = [{"prefix": "/api/", "upstream": f"http://127.0.0.1:{upstream_port}/", "token": "user"}]
-    gateway = b.Process([str(binary)], inherit_env=False, env={
-        "BFF_LISTEN": f"127.0.0.1:{public_port}",
-        "BFF_ADMIN_LISTEN": f"127.0.0.1:{admin_port}",
-        "BFF_PUBLIC_ORIGIN": f"http://localhost:{public_port}",
-        "BFF_MODGUD_URL": f"http://127.0.0.1:{sim_port}",
-        "BFF_CLIENT_ID": "bff",
-        "BFF_CLIENT_SECRET": "bff-secret",
-        "BFF_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
-        "BFF_ROUTES": json.dumps(routes),
-        "BFF_ACCESS_LOG": "false",
-        "BFF_LOG_LEVEL": "warning",
-    }, log_name="gateway")
     gateway_status = None
     try:
         for port in (redis_port, sim_port, upstream_port, reference_port, public_port, admin_port):
@@ -187,9 +206,8 @@ def main() -> int:
     finally:
         gateway_status = gateway.stop()
         reference.stop()
-        upstream.stop()
-        sim.stop()
-        redis.stop()
+        for process in backends["processes"]:
+            process.stop()
 
     print(f"# API proxy: gateway vs nginx proxy_pass ({seconds}s per run, loopback, 2 cores)")
     print()

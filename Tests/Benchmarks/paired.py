@@ -1,0 +1,107 @@
+"""Two builds of the gateway side by side: which one costs less CPU per request.
+
+On this shared 2-core machine, nginx's own figure moves by 15-35 % between
+runs, so a change worth a few percent does not show in two separate
+benchmark runs. Here both builds run at once, on the same machine state,
+and take turns under the same load (wrk -t1 -c64, ROUNDS rounds of SECONDS
+each, after a warm-up): the medians of their requests/s and of their CPU
+per request (user + system time of the process, /proc/PID/stat) compare
+like with like.
+
+  core   GET /healthz on the admin listener (as core_bench.py);
+  proxy  an authenticated GET /api/items through a route to nginx on
+         loopback, each build with its own signed-in session, sharing
+         one Redis, simulator and upstream (as proxy_bench.py).
+
+Usage: Tests/Benchmarks/paired.sh core|proxy BASE_BINARY NEW_BINARY [rounds=5] [seconds=5]
+A binary is a release build, e.g. from `swift build -c release
+--static-swift-stdlib --scratch-path DIR` at each of the two commits.
+"""
+import statistics
+import sys
+import time
+
+import benchlib as b
+import proxy_bench as pb
+
+CONNECTIONS = 64
+
+
+def core_targets(binaries: list[str]) -> tuple[list[dict], list[b.Process]]:
+    processes, targets = [], []
+    for binary in binaries:
+        admin_port = b.free_port()
+        process = b.Process([binary], env={
+            "BFF_LISTEN": f"127.0.0.1:{b.free_port()}",
+            "BFF_ADMIN_LISTEN": f"127.0.0.1:{admin_port}",
+            "BFF_LOG_LEVEL": "warning",
+        }, log_name="gateway")
+        processes.append(process)
+        targets.append({"url": f"http://127.0.0.1:{admin_port}/healthz", "pid": process.pid, "script": None,
+                        "wait": [admin_port]})
+    return targets, processes
+
+
+def proxy_targets(binaries: list[str]) -> tuple[list[dict], list[b.Process]]:
+    backends = pb.start_backends(b.build_release("modgud-sim"), lifetime=3600)
+    processes = list(backends["processes"])
+    targets = []
+    for binary in binaries:
+        gateway, public_port, admin_port = pb.start_gateway(binary, backends)
+        processes.insert(0, gateway)
+        targets.append({"url": f"http://127.0.0.1:{public_port}{pb.PATH}", "pid": gateway.pid,
+                        "public_port": public_port, "wait": [public_port, admin_port]})
+    for port in backends["ports"].values():
+        b.wait_for_port(port)
+    for target in targets:
+        for port in target["wait"]:
+            b.wait_for_port(port)
+        cookie = pb.sign_in(target["public_port"], backends["ports"]["sim"])
+        target["script"] = pb.wrk_script({"Cookie": f"__Host-bff={cookie}", "X-CSRF": "1"})
+    return targets, processes
+
+
+def main() -> int:
+    if len(sys.argv) < 4 or sys.argv[1] not in ("core", "proxy"):
+        print(__doc__)
+        return 2
+    mode, binaries = sys.argv[1], sys.argv[2:4]
+    rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 5
+    seconds = int(sys.argv[5]) if len(sys.argv) > 5 else 5
+    targets, processes = (core_targets if mode == "core" else proxy_targets)(binaries)
+    results: list[list[dict]] = [[], []]
+    try:
+        for target in targets:
+            for port in target["wait"]:
+                b.wait_for_port(port)
+        time.sleep(0.5)
+        for target in targets:
+            b.wrk(target["url"], CONNECTIONS, 2, script=target["script"])
+        for _ in range(rounds):
+            for index, target in enumerate(targets):
+                results[index].append(b.wrk(target["url"], CONNECTIONS, seconds, script=target["script"],
+                                            cpu_of=[target["pid"]]))
+    finally:
+        for process in processes:
+            process.stop()
+
+    print(f"# Paired run, {mode}: wrk -t1 -c{CONNECTIONS}, {rounds} rounds of {seconds} s, the builds taking turns")
+    print()
+    print("| build | requests/s (median) | CPU µs per request (median) | CPU µs per request, each round |")
+    print("|---|---|---|---|")
+    medians = []
+    for name, binary, runs in zip(("base", "new"), binaries, results):
+        cpu = [run["cpu_us"] for run in runs if run["cpu_us"] is not None]
+        medians.append(statistics.median(cpu))
+        print(f"| {name} `{binary}` | {statistics.median(run['rps'] for run in runs):.0f} | {medians[-1]:.2f} "
+              f"| {', '.join(f'{value:.1f}' for value in cpu)} |")
+    print()
+    print(f"CPU per request, new vs base: {100 * (medians[1] / medians[0] - 1):+.1f} %")
+    failed = [run for runs in results for run in runs if run["non2xx"] or run["socket_errors"]]
+    if failed:
+        print(f"WARNING: {len(failed)} runs had non-2xx answers or socket errors")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
