@@ -101,10 +101,13 @@ public final class HTTPClient: Sendable {
         let cancelled = CancellationFlag()
         let result = await withTaskCancellationHandler {
             await withUnsafeContinuation { (waiter: UpstreamExchange.Waiter) in
-                pool.onLoop { pool in
+                @Sendable func start(_ pool: UpstreamPool) {
                     if cancelled.isSet { return waiter.resume(returning: .failure(.cancelled)) }
                     pool.start(id: id, target: target, request: request, body: body, waiter: waiter)
                 }
+                // On the pool's loop (the usual case) at once, with no
+                // closure allocated for a hop.
+                if pool.loop.inLoop { start(pool) } else { pool.onLoop { start($0) } }
             }
         } onCancel: {
             cancelled.set()
