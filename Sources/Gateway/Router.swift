@@ -89,7 +89,7 @@ public struct Router: Sendable {
     public mutating func add(_ methods: [HTTPMethod], _ pattern: String, options: RouteOptions = RouteOptions(),
                              _ responder: @escaping Responder) {
         precondition(pattern.hasPrefix("/"), "route patterns start with /")
-        precondition(!methods.isEmpty, "a route answers at least one method")
+        guard !methods.isEmpty else { return } // answers nothing: nothing to register
         let isPrefix = pattern.hasSuffix("/*")
         let body = isPrefix ? String(pattern.dropLast(2)) : pattern
         let segments = body.split(separator: "/", omittingEmptySubsequences: true).map { part -> Segment in

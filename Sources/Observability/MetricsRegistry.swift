@@ -48,7 +48,8 @@ public final class MetricsRegistry: Sendable {
     /// (label `route`) families, stored together; created on first request.
     public func requestObservations(count: String, countHelp: String, duration: String, durationHelp: String,
                                     buckets: [Double] = Histogram.defaultBuckets) -> RequestObservations {
-        let bounds = Array(Set(buckets.filter { $0 != .infinity && !$0.isNaN })).sorted()
+        precondition(!buckets.contains(where: \.isNaN), "request observations \(duration): NaN bucket")
+        let bounds = Array(Set(buckets.filter { $0 != .infinity })).sorted()
         let countFamily = register(count, labels: ["route", "method", "status"],
                                    make: { RequestCountFamily(name: count, help: countHelp, store: RequestObservations(buckets: bounds)) },
                                    matches: { $0.store.buckets == bounds })

@@ -20,9 +20,13 @@ public final class RequestObservations: Sendable {
     private let routes = Mutex<[String: Route]>([:])
 
     struct Route {
-        /// Requests by `status * methods.count + method`.
-        var counts: [Int: UInt64] = [:]
+        var counts: [Key: UInt64] = [:]
         var durations: Histogram.Series
+    }
+
+    struct Key: Hashable {
+        let status: Int
+        let method: Int
     }
 
     init(buckets: [Double]) {
@@ -32,8 +36,7 @@ public final class RequestObservations: Sendable {
     /// Counts one request answered with `status` and records how long it
     /// took. `method` indexes ``methods``; out of range counts as `other`.
     public func record(route: String, method: Int, status: Int, seconds: Double) {
-        let method = Self.methods.indices.contains(method) ? method : Self.methods.count - 1
-        let key = status * Self.methods.count + method
+        let key = Key(status: status, method: Self.slot(method))
         let slot = seconds.isNaN ? nil : Histogram.bucketIndex(for: seconds, in: buckets)
         let bucketCount = buckets.count
         routes.withLock { routes in
@@ -43,7 +46,12 @@ public final class RequestObservations: Sendable {
 
     /// How many requests one route, method and status has seen.
     public func count(route: String, method: Int, status: Int) -> UInt64 {
-        routes.withLock { $0[route]?.counts[status * Self.methods.count + method] ?? 0 }
+        routes.withLock { $0[route]?.counts[Key(status: status, method: Self.slot(method))] ?? 0 }
+    }
+
+    /// `method` when it indexes `methods`, else the index of `other`.
+    private static func slot(_ method: Int) -> Int {
+        methods.indices.contains(method) ? method : methods.count - 1
     }
 
     /// The request counts as a counter's series: label values (route,
@@ -53,8 +61,7 @@ public final class RequestObservations: Sendable {
         var samples: [(labelValues: [String], value: Double)] = []
         for (route, entry) in all {
             for (key, count) in entry.counts {
-                let method = Self.methods[key % Self.methods.count]
-                samples.append(([route, method, String(key / Self.methods.count)], Double(count)))
+                samples.append(([route, Self.methods[key.method], String(key.status)], Double(count)))
             }
         }
         return samples.sorted { $0.labelValues.lexicographicallyPrecedes($1.labelValues) }
@@ -69,7 +76,7 @@ public final class RequestObservations: Sendable {
 }
 
 extension RequestObservations.Route {
-    mutating func record(_ key: Int, _ slot: Int?, _ seconds: Double) {
+    mutating func record(_ key: RequestObservations.Key, _ slot: Int?, _ seconds: Double) {
         counts[key, default: 0] += 1
         if let slot { durations.record(slot: slot, value: seconds) }
     }

@@ -107,5 +107,9 @@ struct RouterTests {
         }
         #expect(allowed == [.get, .head, .post, .delete])
         #expect(router.registered.map(\.method) == [.get, .post, .delete, .put])
+
+        var empty = Router()
+        empty.add([], "/none") { _, _ in HTTPResponse(status: .ok) }
+        #expect(empty.registered.isEmpty, "a route answering no method registers nothing")
     }
 }

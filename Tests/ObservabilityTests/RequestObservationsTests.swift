@@ -31,16 +31,20 @@ struct RequestObservationsTests {
         #expect(observations.count(route: "/api/*", method: 0, status: 200) == 3)
     }
 
-    @Test("a method index out of range counts as other; a NaN duration is counted but not timed")
+    @Test("a method index out of range counts as other; a NaN duration is counted but not timed; any status renders")
     func outOfRangeAndNaN() {
         let registry = MetricsRegistry()
         let observations = registry.requestObservations(count: "requests_total", countHelp: "Requests.",
                                                         duration: "request_seconds", durationHelp: "Time.")
         observations.record(route: "/x", method: 99, status: 200, seconds: .nan)
         observations.record(route: "/x", method: -1, status: 200, seconds: 0.5)
+        observations.record(route: "/x", method: 3, status: -1, seconds: 0.5) // a handler's odd status
         let text = registry.render()
         #expect(text.contains(#"requests_total{route="/x",method="other",status="200"} 2"#))
-        #expect(text.contains(#"request_seconds_count{route="/x"} 1"#))
+        #expect(text.contains(#"requests_total{route="/x",method="PUT",status="-1"} 1"#))
+        #expect(text.contains(#"request_seconds_count{route="/x"} 2"#))
+        #expect(observations.count(route: "/x", method: 8, status: 200) == 2, "out of range reads other")
+        #expect(observations.count(route: "/x", method: 0, status: 201) == 0)
     }
 
     @Test("asking twice returns the same store")
