@@ -50,11 +50,13 @@ public final class MetricsRegistry: Sendable {
                                     buckets: [Double] = Histogram.defaultBuckets) -> RequestObservations {
         precondition(!buckets.contains(where: \.isNaN), "request observations \(duration): NaN bucket")
         let bounds = Array(Set(buckets.filter { $0 != .infinity })).sorted()
-        let countFamily = register(count, labels: ["route", "method", "status"],
-                                   make: { RequestCountFamily(name: count, help: countHelp, store: RequestObservations(buckets: bounds)) },
+        let countFamily = register(count, labels: RequestCount.labelNames,
+                                   make: { RequestFamily<RequestCount>(name: count, help: countHelp,
+                                                                       store: RequestObservations(buckets: bounds)) },
                                    matches: { $0.store.buckets == bounds })
-        let durationFamily = register(duration, labels: ["route"],
-                                      make: { RequestDurationFamily(name: duration, help: durationHelp, store: countFamily.store) },
+        let durationFamily = register(duration, labels: RequestDuration.labelNames,
+                                      make: { RequestFamily<RequestDuration>(name: duration, help: durationHelp,
+                                                                             store: countFamily.store) },
                                       matches: { $0.store === countFamily.store })
         precondition(durationFamily.store === countFamily.store, "request observations \(count) and \(duration) registered apart")
         return countFamily.store

@@ -82,12 +82,13 @@ extension RequestObservations.Route {
     }
 }
 
-/// The request count family of a ``RequestObservations``.
-final class RequestCountFamily: MetricFamily {
+/// One of the two families a ``RequestObservations`` renders: `Kind` says
+/// which.
+final class RequestFamily<Kind: RequestFamilyKind>: MetricFamily {
     let name: String
     let help: String
-    let labelNames = ["route", "method", "status"]
-    static var typeName: String { "counter" }
+    var labelNames: [String] { Kind.labelNames }
+    static var typeName: String { Kind.typeName }
     let store: RequestObservations
 
     init(name: String, help: String, store: RequestObservations) {
@@ -97,27 +98,34 @@ final class RequestCountFamily: MetricFamily {
     }
 
     func renderSamples(into output: inout String) {
+        Kind.renderSamples(of: store, name: name, into: &output)
+    }
+}
+
+protocol RequestFamilyKind: Sendable {
+    static var typeName: String { get }
+    static var labelNames: [String] { get }
+    static func renderSamples(of store: RequestObservations, name: String, into output: inout String)
+}
+
+/// Requests by route, method and status, as a counter.
+enum RequestCount: RequestFamilyKind {
+    static var typeName: String { "counter" }
+    static var labelNames: [String] { ["route", "method", "status"] }
+
+    static func renderSamples(of store: RequestObservations, name: String, into output: inout String) {
         for (labelValues, value) in store.countSamples() {
             PrometheusText.appendSample(name, labelNames: labelNames, labelValues: labelValues, value: value, to: &output)
         }
     }
 }
 
-/// The duration family of a ``RequestObservations``.
-final class RequestDurationFamily: MetricFamily {
-    let name: String
-    let help: String
-    let labelNames = ["route"]
+/// Time to answer by route, as a histogram.
+enum RequestDuration: RequestFamilyKind {
     static var typeName: String { "histogram" }
-    let store: RequestObservations
+    static var labelNames: [String] { ["route"] }
 
-    init(name: String, help: String, store: RequestObservations) {
-        self.name = name
-        self.help = help
-        self.store = store
-    }
-
-    func renderSamples(into output: inout String) {
+    static func renderSamples(of store: RequestObservations, name: String, into output: inout String) {
         Histogram.renderSeries(store.durationSeries(), name: name, labelNames: labelNames, buckets: store.buckets,
                                into: &output)
     }

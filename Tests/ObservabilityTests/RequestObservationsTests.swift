@@ -5,6 +5,13 @@ import Testing
 struct RequestObservationsTests {
     typealias Request = (route: String, method: Int, status: Int, seconds: Double)
 
+    /// A registry with the store under the names the tests use.
+    static func make() -> (MetricsRegistry, RequestObservations) {
+        let registry = MetricsRegistry()
+        return (registry, registry.requestObservations(count: "requests_total", countHelp: "Requests.",
+                                                       duration: "request_seconds", durationHelp: "Time."))
+    }
+
     static let requests: [Request] = [
         ("/api/*", 0, 200, 0.004), ("/api/*", 0, 200, 0.2), ("/api/*", 2, 201, 0.03), ("/api/*", 0, 502, 12),
         ("/healthz", 0, 200, 0.001), ("/healthz", 1, 200, 0.001), ("unmatched", 5, 404, 0.0001),
@@ -18,9 +25,7 @@ struct RequestObservationsTests {
         let separate = MetricsRegistry()
         let counter = separate.counter("requests_total", help: "Requests.", labels: ["route", "method", "status"])
         let histogram = separate.histogram("request_seconds", help: "Time.", labels: ["route"])
-        let combined = MetricsRegistry()
-        let observations = combined.requestObservations(count: "requests_total", countHelp: "Requests.",
-                                                        duration: "request_seconds", durationHelp: "Time.")
+        let (combined, observations) = Self.make()
         for request in Self.requests {
             counter.increment([request.route, RequestObservations.methods[request.method], String(request.status)])
             histogram.observe([request.route], request.seconds)
@@ -33,9 +38,7 @@ struct RequestObservationsTests {
 
     @Test("a method index out of range counts as other; a NaN duration is counted but not timed; any status renders")
     func outOfRangeAndNaN() {
-        let registry = MetricsRegistry()
-        let observations = registry.requestObservations(count: "requests_total", countHelp: "Requests.",
-                                                        duration: "request_seconds", durationHelp: "Time.")
+        let (registry, observations) = Self.make()
         observations.record(route: "/x", method: 99, status: 200, seconds: .nan)
         observations.record(route: "/x", method: -1, status: 200, seconds: 0.5)
         observations.record(route: "/x", method: 3, status: -1, seconds: 0.5) // a handler's odd status
@@ -49,9 +52,7 @@ struct RequestObservationsTests {
 
     @Test("asking twice returns the same store")
     func registeredOnce() {
-        let registry = MetricsRegistry()
-        let first = registry.requestObservations(count: "requests_total", countHelp: "Requests.",
-                                                 duration: "request_seconds", durationHelp: "Time.")
+        let (registry, first) = Self.make()
         let second = registry.requestObservations(count: "requests_total", countHelp: "Other help.",
                                                   duration: "request_seconds", durationHelp: "Other help.")
         #expect(first === second)
