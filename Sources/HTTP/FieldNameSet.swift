@@ -1,3 +1,5 @@
+import Core
+
 /// A fixed set of header field names, matched ignoring ASCII case without
 /// lower-casing anything: the names are kept lower-case and grouped by
 /// length, so most fields are turned away by their length alone.
@@ -32,7 +34,7 @@ public struct FieldNameSet: Sendable {
         let length = name.utf8.count
         guard length < groups.count, groups[length].count > 0 else { return false }
         let group = groups[length]
-        return name.utf8.withContiguousStorageIfAvailable { name in
+        return name.withContiguousUTF8 { name in
             bytes.withUnsafeBufferPointer { all in
                 for index in 0..<group.count {
                     let start = group.start + index * length
@@ -42,6 +44,6 @@ public struct FieldNameSet: Sendable {
                 }
                 return false
             }
-        } ?? contains(String(name))
+        }
     }
 }

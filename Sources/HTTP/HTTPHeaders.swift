@@ -1,3 +1,5 @@
+import Core
+
 /// One header field as it arrived or will be sent.
 public struct HTTPField: Sendable, Equatable {
     public var name: String
@@ -72,12 +74,8 @@ extension String {
     /// call would retain each field's name around it.
     @inlinable @inline(__always)
     public func equalsIgnoringASCIICase(_ other: String) -> Bool {
-        let a = utf8, b = other.utf8
-        guard a.count == b.count else { return false }
-        if let result = a.withContiguousStorageIfAvailable({ x in
-            b.withContiguousStorageIfAvailable { y in Self.equalIgnoringASCIICase(x, y) }
-        }), let result { return result }
-        return Substring(self).equalsIgnoringASCIICase(Substring(other))
+        utf8.count == other.utf8.count
+            && withContiguousUTF8 { x in other.withContiguousUTF8 { y in Self.equalIgnoringASCIICase(x, y) } }
     }
 }
 

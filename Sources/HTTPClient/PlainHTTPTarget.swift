@@ -1,3 +1,5 @@
+import Core
+
 /// A plain `http` URL taken apart for the client's own HTTP/1.1
 /// connections: where to connect, the `Host` field and the request target.
 /// Anything unusual (user info, a fragment, another scheme) is left to
@@ -15,10 +17,9 @@ struct PlainHTTPTarget: Equatable {
     var endpoint: String { authority }
 
     init?(_ url: String) {
-        var url = url
         // Over the contiguous bytes: this runs for every proxied request,
         // and the generic `String.UTF8View` searches showed in profiles.
-        guard let parsed = url.withUTF8({ Self.parse($0) }) else { return nil }
+        guard let parsed = url.withContiguousUTF8({ Self.parse($0) }) else { return nil }
         self = parsed
     }
 

@@ -10,16 +10,15 @@ enum CookieHeader {
     /// empty pair (`a=1;; b=2`) and of a DQUOTE-wrapped value; a pair
     /// without `=` is skipped. Names compare exactly (case-sensitive).
     static func value(named name: String, in header: some StringProtocol) -> Substring.UTF8View? {
-        let utf8 = Substring(header).utf8
+        let text = Substring(header)
         // Scanned over the contiguous bytes (every request with a session
         // passes here): index arithmetic on a `Substring.UTF8View` costs a
         // call per step.
-        let found = utf8.withContiguousStorageIfAvailable { bytes in
-            name.withContiguousUTF8 { name in valueRange(named: name, in: bytes) }
-        } ?? Array(utf8).withUnsafeBufferPointer { bytes in
+        let found = text.withContiguousUTF8 { bytes in
             name.withContiguousUTF8 { name in valueRange(named: name, in: bytes) }
         }
         guard let found else { return nil }
+        let utf8 = text.utf8
         let lower = utf8.index(utf8.startIndex, offsetBy: found.lowerBound)
         return utf8[lower..<utf8.index(lower, offsetBy: found.count)]
     }
