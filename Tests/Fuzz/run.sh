@@ -37,10 +37,15 @@ sources=(
     Sources/HTTP/HTTPRequestParser*.swift
 )
 
-mkdir -p "$out/corpus" "$out/artifacts"
+# The HTTP files import Core for one string helper: that file becomes a
+# small static Core module, which both fuzzers link.
+core="$out/core"
+mkdir -p "$out/corpus" "$out/artifacts" "$core"
 echo "building $out/parser-fuzzer"
-if ! "$swiftc" "${swiftc_flags[@]}" \
-    -module-name ParserFuzz Tests/Fuzz/ParserFuzz.swift "${sources[@]}" -o "$out/parser-fuzzer" \
+if ! { "$swiftc" "${swiftc_flags[@]}" -module-name Core Sources/Core/String+ContiguousUTF8.swift \
+        -emit-module -emit-module-path "$core/Core.swiftmodule" -emit-library -static -o "$core/libCore.a" \
+    && "$swiftc" "${swiftc_flags[@]}" -I "$core" \
+        -module-name ParserFuzz Tests/Fuzz/ParserFuzz.swift "${sources[@]}" "$core/libCore.a" -o "$out/parser-fuzzer"; } \
     > "$out/build.log" 2>&1; then
     cat "$out/build.log"
     exit 1
@@ -59,11 +64,11 @@ response_sources=(
 )
 mkdir -p "$resp/corpus" "$resp/artifacts" "$resp/module"
 echo "building $resp/response-fuzzer"
-if ! { "$swiftc" "${swiftc_flags[@]}" -module-name HTTP "${http_sources[@]}" \
+if ! { "$swiftc" "${swiftc_flags[@]}" -I "$core" -module-name HTTP "${http_sources[@]}" \
         -emit-module -emit-module-path "$resp/module/HTTP.swiftmodule" \
         -emit-library -static -o "$resp/module/libHTTP.a" \
-    && "$swiftc" "${swiftc_flags[@]}" -module-name ResponseParserFuzz -I "$resp/module" \
-        Tests/Fuzz/ResponseParserFuzz.swift "${response_sources[@]}" "$resp/module/libHTTP.a" \
+    && "$swiftc" "${swiftc_flags[@]}" -module-name ResponseParserFuzz -I "$resp/module" -I "$core" \
+        Tests/Fuzz/ResponseParserFuzz.swift "${response_sources[@]}" "$resp/module/libHTTP.a" "$core/libCore.a" \
         -o "$resp/response-fuzzer"; } > "$resp/build.log" 2>&1; then
     cat "$resp/build.log"
     exit 1
