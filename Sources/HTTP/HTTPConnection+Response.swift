@@ -141,9 +141,9 @@ extension HTTPConnection {
             switch result {
             case .done(let count):
                 outputStart += count
-                writeDeadline = loop.now &+ owner.configuration.writeTimeout.nanoseconds
+                writeDeadline = loop.now &+ owner.spans.write
             case .wouldBlock:
-                if writeDeadline == 0 { writeDeadline = loop.now &+ owner.configuration.writeTimeout.nanoseconds }
+                if writeDeadline == 0 { writeDeadline = loop.now &+ owner.spans.write }
                 setInterest(interest.union(.writable))
                 return
             case .closed:
@@ -168,7 +168,7 @@ extension HTTPConnection {
             closeAfterFlush()
             return
         }
-        idleDeadline = loop.now &+ owner.configuration.idleTimeout.nanoseconds
+        idleDeadline = loop.now &+ owner.spans.idle
         if readPausedForPipeline {
             readPausedForPipeline = false
             updateReading()
@@ -177,7 +177,7 @@ extension HTTPConnection {
         if !closed, !inFlight, inputStart < input.count {
             // Part of a pipelined head is waiting: the header timeout runs.
             idleDeadline = 0
-            headDeadline = loop.now &+ owner.configuration.headerTimeout.nanoseconds
+            headDeadline = loop.now &+ owner.spans.header
         }
     }
 

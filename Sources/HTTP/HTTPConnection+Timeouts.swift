@@ -16,7 +16,7 @@ extension HTTPConnection {
             return
         }
         if let bodyStream, bodyStream.readerWaiting,
-           now &- lastBodyActivity >= owner.configuration.bodyTimeout.nanoseconds {
+           now &- lastBodyActivity >= owner.spans.body {
             owner.stats.timeouts.add(1, ordering: .relaxed)
             bodyStream.fail(.timedOut)
             self.bodyStream = nil

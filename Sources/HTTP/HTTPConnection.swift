@@ -42,6 +42,10 @@ final class HTTPConnection: EventLoopHandler {
     /// A worker is in `send` or `stream` for this connection: a request
     /// pipelined behind the response goes to that worker next.
     var answering = false
+    /// `process` is running: a response answered at once completes inside
+    /// it, and its loop moves on to the next pipelined request rather than
+    /// a nested call (which a pipelined burst would nest once per request).
+    private var processing = false
 
     // Deadlines on the monotonic clock; 0 means none.
     var headDeadline: UInt64 = 0
@@ -59,7 +63,7 @@ final class HTTPConnection: EventLoopHandler {
 
     func start() throws(SystemError) {
         registration = try loop.register(fd, for: interest, handler: self)
-        headDeadline = loop.now &+ owner.configuration.headerTimeout.nanoseconds
+        headDeadline = loop.now &+ owner.spans.header
     }
 
     func handleEvents(_ events: EpollEvents) {
@@ -92,7 +96,7 @@ final class HTTPConnection: EventLoopHandler {
                 input.append(contentsOf: owner.readBuffer[0..<count])
                 if !inFlight, headDeadline == 0 {
                     idleDeadline = 0
-                    headDeadline = loop.now &+ owner.configuration.headerTimeout.nanoseconds
+                    headDeadline = loop.now &+ owner.spans.header
                 }
                 if count < owner.readBuffer.count { process(); return }
                 process()
@@ -120,6 +124,9 @@ final class HTTPConnection: EventLoopHandler {
     /// Parses as far as the current state allows: the head of the next
     /// request, or the body of the current one.
     func process() {
+        guard !processing else { return }
+        processing = true
+        defer { processing = false }
         while !closed, !(inFlight && bodyComplete), inputStart < input.count || (inFlight && !bodyComplete) {
             let parsed = input.withUnsafeBytes { raw in
                 Result { () throws(HTTPParseError) in try parser.parse(UnsafeRawBufferPointer(rebasing: raw[inputStart...])) }
@@ -195,23 +202,36 @@ final class HTTPConnection: EventLoopHandler {
         response = ResponseProgress()
         lastBodyActivity = loop.now
         owner.stats.requests.add(1, ordering: .relaxed)
+        bodyComplete = false // the parser reports `.end` after the body, or next when there is none
 
-        let bound = LoopBound(self, loop: loop)
         let body: HTTPRequestBody
         switch head.framing {
         case .none:
-            bodyComplete = false // the parser reports `.end` next
-            body = .empty
+            let request = HTTPRequest(head: consume head, body: .empty, peer: peer)
+            if let immediate = owner.immediate, let answer = immediate(request) {
+                // Nothing comes between the head and its `.end`.
+                bodyComplete = true
+                answerAtOnce(answer)
+            } else {
+                owner.workers.submit(request, from: self)
+            }
+            return
         case .contentLength(let length):
-            bodyComplete = false
-            bodyStream = RequestBodyStream { bound.withValue { $0.bodyDemanded() } }
+            bodyStream = RequestBodyStream { [bound = LoopBound(self, loop: loop)] in bound.withValue { $0.bodyDemanded() } }
             body = HTTPRequestBody(stream: bodyStream, declaredLength: length)
         case .chunked:
-            bodyComplete = false
-            bodyStream = RequestBodyStream { bound.withValue { $0.bodyDemanded() } }
+            bodyStream = RequestBodyStream { [bound = LoopBound(self, loop: loop)] in bound.withValue { $0.bodyDemanded() } }
             body = HTTPRequestBody(stream: bodyStream, declaredLength: nil)
         }
         owner.workers.submit(HTTPRequest(head: consume head, body: body, peer: peer), from: self)
+    }
+
+    /// Sends what the immediate responder answered. A streamed body still
+    /// needs a task to produce it: it gets one of its own.
+    private func answerAtOnce(_ response: HTTPResponse) {
+        guard let producer = send(response) else { return }
+        let connection = LoopBound(self, loop: loop)
+        Task(executorPreference: loop) { await connection.valueInLoop.stream(producer) }
     }
 
     /// The handler wants body bytes: send `100 Continue` if the client

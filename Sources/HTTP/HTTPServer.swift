@@ -9,14 +9,19 @@ public final class HTTPServer: Sendable {
     public let stats = HTTPServerStats()
     private let loops: [EventLoop]
     private let responder: HTTPResponder
+    private let immediate: HTTPImmediateResponder?
     private let states = Mutex<[LoopBound<ServerLoopState>]>([])
     private let boundAddress = Mutex<SocketAddress?>(nil)
 
-    public init(configuration: HTTPServerConfiguration, loops: [EventLoop], responder: @escaping HTTPResponder) {
+    /// `immediate`, when given, is asked first about every request without
+    /// a body; what it declines goes to `responder`.
+    public init(configuration: HTTPServerConfiguration, loops: [EventLoop], responder: @escaping HTTPResponder,
+                immediate: HTTPImmediateResponder? = nil) {
         precondition(!loops.isEmpty, "a server needs at least one event loop")
         self.configuration = configuration
         self.loops = loops
         self.responder = responder
+        self.immediate = immediate
     }
 
     /// The address actually bound (with the real port when 0 was asked).
@@ -38,12 +43,13 @@ public final class HTTPServer: Sendable {
         }
         boundAddress.withLock { $0 = address }
         let cap = max(1, (configuration.maxConnections + loops.count - 1) / loops.count)
-        let configuration = configuration, responder = responder, stats = stats
+        let configuration = configuration, responder = responder, immediate = immediate, stats = stats
         for (loop, fd) in zip(loops, fds) {
             let state = try await loop.submit { () -> Result<LoopBound<ServerLoopState>, SystemError> in
                 let made = Result { () throws(SystemError) in
                     try ServerLoopState(loop: loop, listenerFD: fd, connectionCap: cap,
-                                        configuration: configuration, responder: responder, stats: stats)
+                                        configuration: configuration, responder: responder, immediate: immediate,
+                                        stats: stats)
                 }
                 if case .failure = made { Socket.close(fd) }
                 return made.map { LoopBound($0, loop: loop) }

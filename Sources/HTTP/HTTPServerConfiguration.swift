@@ -4,6 +4,12 @@ import System
 /// errors into responses before they reach the server.
 public typealias HTTPResponder = @Sendable (HTTPRequest) async -> HTTPResponse
 
+/// Answers a request without a body at once, on the loop thread, when it
+/// can do so without suspending; nil hands the request to the
+/// `HTTPResponder` instead. An answer given here costs no task: no worker
+/// is woken, no executor switch happens (see `RequestWorkers`).
+public typealias HTTPImmediateResponder = @Sendable (HTTPRequest) -> HTTPResponse?
+
 /// Everything an HTTP listener needs to know; every default lives here.
 public struct HTTPServerConfiguration: Sendable {
     /// Where to listen; port 0 picks a free port (see `HTTPServer.localAddress`).

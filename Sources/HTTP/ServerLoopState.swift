@@ -7,8 +7,12 @@ final class ServerLoopState: EventLoopHandler {
     let loop: EventLoop
     let configuration: HTTPServerConfiguration
     let workers: RequestWorkers
+    let immediate: HTTPImmediateResponder?
     let stats: HTTPServerStats
     let dateCache = HTTPDateCache()
+    /// The configured timeouts in nanoseconds, converted once: converting a
+    /// `Duration` multiplies 128-bit integers, and every request sets deadlines.
+    let spans: TimeoutSpans
     /// One read buffer shared by every connection on this loop.
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
 
@@ -21,13 +25,16 @@ final class ServerLoopState: EventLoopHandler {
     private var sweepTimer: UInt64?
 
     init(loop: EventLoop, listenerFD: Int32, connectionCap: Int, configuration: HTTPServerConfiguration,
-         responder: @escaping HTTPResponder, stats: HTTPServerStats) throws(SystemError) {
+         responder: @escaping HTTPResponder, immediate: HTTPImmediateResponder?,
+         stats: HTTPServerStats) throws(SystemError) {
         self.loop = loop
         self.listenerFD = listenerFD
         self.connectionCap = connectionCap
         self.configuration = configuration
+        spans = TimeoutSpans(configuration)
         workers = RequestWorkers(loop: loop, responder: responder, stats: stats,
                                  maxIdle: configuration.maxIdleWorkers)
+        self.immediate = immediate
         self.stats = stats
         listenerRegistration = try loop.register(listenerFD, for: .readable, handler: self)
         scheduleSweep()
@@ -123,5 +130,20 @@ final class ServerLoopState: EventLoopHandler {
         listenerRegistration = nil
         Socket.close(listenerFD)
         listenerFD = -1
+    }
+}
+
+/// `HTTPServerConfiguration`'s timeouts as nanoseconds on the loop's clock.
+struct TimeoutSpans {
+    let header: UInt64
+    let body: UInt64
+    let idle: UInt64
+    let write: UInt64
+
+    init(_ configuration: HTTPServerConfiguration) {
+        header = configuration.headerTimeout.nanoseconds
+        body = configuration.bodyTimeout.nanoseconds
+        idle = configuration.idleTimeout.nanoseconds
+        write = configuration.writeTimeout.nanoseconds
     }
 }

@@ -13,11 +13,12 @@ public struct LoopbackServer: Sendable {
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     public static func launch(loops: Int, name: String, configure: (inout HTTPServerConfiguration) -> Void,
+                              immediate: HTTPImmediateResponder? = nil,
                               responder: @escaping HTTPResponder) async throws -> LoopbackServer {
         let group = try EventLoopGroup(loops: loops, name: name)
         var configuration = HTTPServerConfiguration(address: SocketAddress(ip: IPAddress("127.0.0.1")!, port: 0))
         configure(&configuration)
-        let server = HTTPServer(configuration: configuration, loops: group.loops, responder: responder)
+        let server = HTTPServer(configuration: configuration, loops: group.loops, responder: responder, immediate: immediate)
         try await server.start()
         return LoopbackServer(group: group, server: server)
     }

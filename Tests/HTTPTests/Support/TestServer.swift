@@ -8,8 +8,9 @@ typealias TestServer = LoopbackServer
 
 extension LoopbackServer {
     static func start(loops: Int = 2, configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+                      immediate: HTTPImmediateResponder? = nil,
                       responder: @escaping HTTPResponder) async throws -> LoopbackServer {
-        try await launch(loops: loops, name: "test", configure: configure, responder: responder)
+        try await launch(loops: loops, name: "test", configure: configure, immediate: immediate, responder: responder)
     }
 }
 
