@@ -21,9 +21,11 @@ public struct AdminEndpoints: Sendable {
     public func register(in router: inout Router) {
         let alive = HTTPResponse(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
                                  bytes: JSON.object(["status": "ok"]).serialized)
-        router.add(.get, "/healthz") { _, _ in alive }
+        // Liveness and metrics need nothing outside the process: answered
+        // on the loop thread as they arrive, with no task.
+        router.addImmediate(.get, "/healthz") { _, _ in alive }
         router.add(.get, "/readyz") { _, _ in await readiness() }
-        router.add(.get, "/metrics") { _, _ in
+        router.addImmediate(.get, "/metrics") { _, _ in
             beforeScrape()
             return HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
                                 bytes: Array(metrics.render().utf8))

@@ -25,25 +25,54 @@ public struct Application: Sendable {
 
     /// Answers one request; never throws.
     public func respond(_ request: HTTPRequest) async -> HTTPResponse {
-        var context = RequestContext(requestID: requestIDs.next(), logger: logger, peer: request.peer)
-        switch router.match(request.method, path: request.path) {
-        case .found(let pattern, let parameters, let options, let responder):
-            context.routePattern = pattern
-            context.parameters = parameters
-            context.routeOptions = options
-            context.endpoint = responder
-        case .methodNotAllowed(let allowed):
-            context.routeOptions = Self.unmatched
-            context.endpoint = { _, _ in throw GatewayError.methodNotAllowed(allowed) }
-        case .notFound:
-            context.routeOptions = Self.unmatched
-        }
-        var response: HTTPResponse
+        let context = context(for: request, router.match(request.method, path: request.path))
+        let response: HTTPResponse
         do {
             response = try await pipeline(request, context)
         } catch {
             response = GatewayError.internalError.response
         }
+        return Self.identified(response, context)
+    }
+
+    /// Answers at once, without suspending, when the route's endpoint is
+    /// immediate; nil otherwise (the request then goes to `respond`).
+    public func respondImmediately(_ request: HTTPRequest) -> HTTPResponse? {
+        let match = router.match(request.method, path: request.path)
+        guard case .found(_, _, _, .immediate) = match else { return nil }
+        let context = context(for: request, match)
+        let response: HTTPResponse
+        do {
+            response = try pipeline.immediately(request, context)
+        } catch {
+            response = GatewayError.internalError.response
+        }
+        return Self.identified(response, context)
+    }
+
+    /// What a server asks first about each request without a body: nil
+    /// when no route is immediate, so such a listener is not asked at all.
+    public var immediateResponder: HTTPImmediateResponder? {
+        router.hasImmediateRoutes ? respondImmediately : nil
+    }
+
+    private func context(for request: HTTPRequest, _ match: consuming Router.Match) -> RequestContext {
+        let id = requestIDs.next()
+        switch consume match {
+        case .found(let pattern, let parameters, let options, let endpoint):
+            return RequestContext(requestID: id, logger: logger, peer: request.peer, routePattern: pattern,
+                                  parameters: parameters, routeOptions: options, endpoint: endpoint)
+        case .methodNotAllowed(let allowed):
+            return RequestContext(requestID: id, logger: logger, peer: request.peer, routePattern: "unmatched",
+                                  parameters: [:], routeOptions: Self.unmatched,
+                                  endpoint: .immediate { _, _ in throw GatewayError.methodNotAllowed(allowed) })
+        case .notFound:
+            return RequestContext(requestID: id, logger: logger, peer: request.peer, routePattern: "unmatched",
+                                  parameters: [:], routeOptions: Self.unmatched, endpoint: RequestContext.notFound)
+        }
+    }
+
+    private static func identified(_ response: consuming HTTPResponse, _ context: RequestContext) -> HTTPResponse {
         response.headers.add("X-Request-Id", context.requestID)
         return response
     }

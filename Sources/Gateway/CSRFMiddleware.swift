@@ -15,11 +15,20 @@ public struct CSRFMiddleware: Middleware {
     }
 
     public func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        try check(request, context)
+        return try await next(request, context)
+    }
+
+    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: Next) throws -> HTTPResponse {
+        try check(request, context)
+        return try next.immediately(request, context)
+    }
+
+    private func check(_ request: HTTPRequest, _ context: RequestContext) throws(GatewayError) {
         if context.routeOptions.csrf, let reason = refusal(request.headers) {
             context.logger.info("csrf.refused", ["route": .string(context.routePattern), "reason": .string(reason)])
             throw GatewayError(.forbidden, "csrf_failed", "The request did not come from this site's front end.")
         }
-        return try await next(request, context)
     }
 
     /// Why the request is refused, or nil.

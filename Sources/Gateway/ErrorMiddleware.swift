@@ -9,17 +9,32 @@ public struct ErrorMiddleware: Middleware {
     public func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         do {
             return try await next(request, context)
-        } catch let error as GatewayError {
+        } catch {
+            return Self.response(for: error, context: context)
+        }
+    }
+
+    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: Next) throws -> HTTPResponse {
+        do {
+            return try next.immediately(request, context)
+        } catch {
+            return Self.response(for: error, context: context)
+        }
+    }
+
+    static func response(for error: any Error, context: RequestContext) -> HTTPResponse {
+        switch error {
+        case let error as GatewayError:
             return error.response
-        } catch let answer as RelayedAnswer {
+        case let answer as RelayedAnswer:
             return answer.response
-        } catch let error as HTTPBodyError {
+        case let error as HTTPBodyError:
             switch error {
             case .tooLarge: return GatewayError.payloadTooLarge.response
             case .timedOut: return GatewayError(.requestTimeout, "request_timeout", "The request body did not arrive in time.").response
             case .connectionClosed: return GatewayError.badRequest("The request body was cut short.").response
             }
-        } catch {
+        default:
             context.logger.error("http.unhandled_error", ["errorType": .string(String(reflecting: type(of: error)))])
             return GatewayError.internalError.response
         }

@@ -85,7 +85,7 @@ public final class GatewayService: Sendable {
                                     logger: logger, requestIDs: requestIDs)
         publicRoutes = publicApp.routes
         publicServer = HTTPServer(configuration: Self.serverConfiguration(config, address: config.listen),
-                                  loops: group.loops, responder: publicApp.respond)
+                                  loops: group.loops, responder: publicApp.respond, immediate: publicApp.immediateResponder)
 
         var adminRouter = Router()
         let servers = ServerGauges(metrics: metrics)
@@ -100,7 +100,7 @@ public final class GatewayService: Sendable {
                                    middlewares: [ObservationMiddleware(metrics: metrics, accessLog: false), ErrorMiddleware()],
                                    logger: logger, requestIDs: requestIDs)
         adminServer = HTTPServer(configuration: Self.serverConfiguration(config, address: config.adminListen),
-                                 loops: group.loops, responder: adminApp.respond)
+                                 loops: group.loops, responder: adminApp.respond, immediate: adminApp.immediateResponder)
         servers.track(publicServer, as: "public")
         servers.track(adminServer, as: "admin")
     }

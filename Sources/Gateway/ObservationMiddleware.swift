@@ -24,6 +24,20 @@ public struct ObservationMiddleware: Middleware {
         inFlight.increment()
         defer { inFlight.decrement() }
         let response = try await next(request, context)
+        observe(request, context, response, since: start)
+        return response
+    }
+
+    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: Next) throws -> HTTPResponse {
+        let start = MonotonicClock.now()
+        inFlight.increment()
+        defer { inFlight.decrement() }
+        let response = try next.immediately(request, context)
+        observe(request, context, response, since: start)
+        return response
+    }
+
+    private func observe(_ request: HTTPRequest, _ context: RequestContext, _ response: HTTPResponse, since start: UInt64) {
         let seconds = Double(MonotonicClock.now() &- start) / 1e9
         let status = response.status.code
         observations.record(route: context.routePattern, method: Self.methodIndex(request.method), status: status,
@@ -37,7 +51,6 @@ public struct ObservationMiddleware: Middleware {
                 "bytes": .int(Self.bodyLength(response.body)),
             ])
         }
-        return response
     }
 
     /// Known methods by name; anything else as `other`, so a client cannot

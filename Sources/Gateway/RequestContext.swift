@@ -19,25 +19,47 @@ public struct RequestContext: Sendable {
     /// The matched route's options (body limit, …).
     public var routeOptions = RouteOptions()
     /// The endpoint the router chose; the innermost stage calls it.
-    var endpoint: Responder = { _, _ in throw GatewayError.notFound }
+    var endpoint: RouteEndpoint
 
-    public init(requestID: String, logger: Logger, peer: SocketAddress?) {
+    /// Every field at once: a context built field by field after its
+    /// initialiser is copied once more on the way.
+    init(requestID: String, logger: Logger, peer: SocketAddress?, routePattern: String, parameters: [String: String],
+         routeOptions: RouteOptions, endpoint: RouteEndpoint) {
         self.requestID = requestID
         baseLogger = logger
         self.peer = peer
-        routePattern = "unmatched"
-        parameters = [:]
+        self.routePattern = routePattern
+        self.parameters = parameters
+        self.routeOptions = routeOptions
+        self.endpoint = endpoint
     }
+
+    /// The endpoint of a request no route serves.
+    static let notFound = RouteEndpoint.immediate { _, _ in throw GatewayError.notFound }
 }
 
 /// A stage of request handling. One requirement, like Hummingbird's:
 /// look at the request, call `next` (or not), look at the response.
 public protocol Middleware: Sendable {
     func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse
+    /// The same stage around an immediate endpoint, without suspending:
+    /// `next.immediately` continues the chain.
+    func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: Next) throws -> HTTPResponse
 }
 
 /// An endpoint: answers a request the router matched.
 public typealias Responder = @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
+
+/// An endpoint that answers without suspending (no Redis, no upstream, no
+/// request body), such as `/healthz`: the server calls it on the loop
+/// thread as the request arrives, with no task (`Application.respondImmediately`).
+public typealias ImmediateResponder = @Sendable (HTTPRequest, RequestContext) throws -> HTTPResponse
+
+/// What a route runs.
+public enum RouteEndpoint: Sendable {
+    case suspending(Responder)
+    case immediate(ImmediateResponder)
+}
 
 /// What a middleware calls to continue down the chain: the next middleware,
 /// or after the last one the route's endpoint (`context.endpoint`), once
@@ -64,11 +86,30 @@ public struct Next: Sendable {
     @inline(__always)
     public func callAsFunction(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         guard index < middlewares.count else {
-            if let length = request.body.declaredLength, length > context.routeOptions.maxBodyBytes {
-                throw GatewayError.payloadTooLarge
+            try Self.checkBodyLimit(request, context)
+            switch context.endpoint {
+            case .suspending(let responder): return try await responder(request, context)
+            case .immediate(let responder): return try responder(request, context)
             }
-            return try await context.endpoint(request, context)
         }
         return try await middlewares[index].handle(request, context: context, next: Next(middlewares, index: index + 1))
+    }
+
+    /// The chain around an immediate endpoint, without suspending.
+    @inline(__always)
+    public func immediately(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
+        guard index < middlewares.count else {
+            try Self.checkBodyLimit(request, context)
+            // `Application` takes this path only for an immediate endpoint.
+            guard case .immediate(let responder) = context.endpoint else { throw GatewayError.internalError }
+            return try responder(request, context)
+        }
+        return try middlewares[index].handleImmediately(request, context: context, next: Next(middlewares, index: index + 1))
+    }
+
+    private static func checkBodyLimit(_ request: HTTPRequest, _ context: RequestContext) throws(GatewayError) {
+        if let length = request.body.declaredLength, length > context.routeOptions.maxBodyBytes {
+            throw GatewayError.payloadTooLarge
+        }
     }
 }

@@ -29,19 +29,19 @@ public struct Router: Sendable {
         let segments: [Segment]
         let prefix: Bool
         let options: RouteOptions
-        let responder: Responder
+        let endpoint: RouteEndpoint
         /// Its place in registration order, which breaks ties between matches.
         let order: Int
 
         init(methods: [HTTPMethod], pattern: String, segments: [Segment], prefix: Bool, options: RouteOptions,
-             responder: @escaping Responder, order: Int) {
+             endpoint: RouteEndpoint, order: Int) {
             self.order = order
             self.methods = methods
             self.pattern = pattern
             self.segments = segments
             self.prefix = prefix
             self.options = options
-            self.responder = responder
+            self.endpoint = endpoint
         }
     }
 
@@ -52,7 +52,7 @@ public struct Router: Sendable {
 
     /// The outcome of matching a request.
     public enum Match: Sendable {
-        case found(pattern: String, parameters: [String: String], options: RouteOptions, responder: Responder)
+        case found(pattern: String, parameters: [String: String], options: RouteOptions, endpoint: RouteEndpoint)
         case methodNotAllowed([HTTPMethod])
         case notFound
     }
@@ -71,6 +71,8 @@ public struct Router: Sendable {
     /// can match its first segment.
     private var byFirstLiteral: [Substring: [Route]] = [:]
     private var openFirst: [Route] = []
+    /// Some route's endpoint is immediate (see `addImmediate`).
+    public private(set) var hasImmediateRoutes = false
 
     public init() {}
 
@@ -88,6 +90,19 @@ public struct Router: Sendable {
     /// One route answering each of `methods` with the same endpoint.
     public mutating func add(_ methods: [HTTPMethod], _ pattern: String, options: RouteOptions = RouteOptions(),
                              _ responder: @escaping Responder) {
+        add(methods, pattern, options: options, endpoint: .suspending(responder))
+    }
+
+    /// A route whose endpoint answers without suspending: the server runs
+    /// it, and the middleware chain around it, on the loop thread as the
+    /// request arrives (a request with a body still goes to a task).
+    public mutating func addImmediate(_ method: HTTPMethod, _ pattern: String, options: RouteOptions = RouteOptions(),
+                                      _ responder: @escaping ImmediateResponder) {
+        add([method], pattern, options: options, endpoint: .immediate(responder))
+        hasImmediateRoutes = true
+    }
+
+    private mutating func add(_ methods: [HTTPMethod], _ pattern: String, options: RouteOptions, endpoint: RouteEndpoint) {
         precondition(pattern.hasPrefix("/"), "route patterns start with /")
         guard !methods.isEmpty else { return } // answers nothing: nothing to register
         let isPrefix = pattern.hasSuffix("/*")
@@ -96,7 +111,7 @@ public struct Router: Sendable {
             part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(part)
         }
         let route = Route(methods: methods, pattern: pattern, segments: segments, prefix: isPrefix,
-                          options: options, responder: responder, order: routes.count)
+                          options: options, endpoint: endpoint, order: routes.count)
         routes.append(route)
         if case .literal(let first) = segments.first {
             byFirstLiteral[first, default: []].append(route)
@@ -114,7 +129,7 @@ public struct Router: Sendable {
         if literalLengths & Self.lengthBit(path.utf8.count) != 0, let exact = literal[path],
            let route = exact.first(where: { $0.methods.contains(method) })
                ?? (method == .head ? exact.first { $0.methods.contains(.get) } : nil) {
-            return .found(pattern: route.pattern, parameters: [:], options: route.options, responder: route.responder)
+            return .found(pattern: route.pattern, parameters: [:], options: route.options, endpoint: route.endpoint)
         }
         let parts = Self.segments(of: path)
         var best: (route: Route, parameters: [String: String])?
@@ -137,7 +152,7 @@ public struct Router: Sendable {
         }
         if let best {
             return .found(pattern: best.route.pattern, parameters: best.parameters, options: best.route.options,
-                          responder: best.route.responder)
+                          endpoint: best.route.endpoint)
         }
         // No route for this method: which methods the path has, if any.
         var allowed: [HTTPMethod] = []
