@@ -107,6 +107,13 @@ struct MetricsTests {
         #expect(gauge.value(["a"]) == -2)
         #expect(gauge.value(["b"]) == 1)
         #expect(gauge.value(["c"]) == 0)
+        let unlabelled = MetricsRegistry().gauge("u", help: "U.")
+        #expect(unlabelled.value() == 0)
+        unlabelled.set(to: 2.5)
+        unlabelled.increment()
+        unlabelled.decrement(by: 4)
+        #expect(unlabelled.value() == -0.5)
+        #expect(MetricsRegistryRenderProbe.lines(unlabelled).contains("u -0.5"))
     }
 
     @Test("histogram bounds are inclusive; NaN is ignored")
@@ -127,6 +134,7 @@ struct MetricsTests {
         let registry = MetricsRegistry()
         let counter = registry.counter("hits_total", help: "Hits.", labels: ["worker"])
         let gauge = registry.gauge("open", help: "Open.")
+        let climbing = registry.gauge("climbing", help: "Climbing.")
         let histogram = registry.histogram("lat", help: "Latency.", labels: ["worker"], buckets: [0.5])
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<8 {
@@ -135,6 +143,7 @@ struct MetricsTests {
                     for index in 0..<10_000 {
                         counter.increment(label)
                         gauge.increment()
+                        climbing.increment()
                         histogram.observe(label, Double(index % 2))
                         gauge.decrement()
                         if index % 1000 == 0 { _ = registry.render() }
@@ -144,15 +153,16 @@ struct MetricsTests {
         }
         #expect(counter.value(["0"]) + counter.value(["1"]) == 80_000)
         #expect(gauge.value() == 0)
+        #expect(climbing.value() == 80_000)
         #expect(histogram.count(["0"]) + histogram.count(["1"]) == 80_000)
     }
 }
 
 /// Renders a single family, for assertions on individual lines.
 enum MetricsRegistryRenderProbe {
-    static func lines(_ histogram: Histogram) -> [Substring] {
+    static func lines(_ family: some MetricFamily) -> [Substring] {
         var output = ""
-        histogram.render(into: &output)
+        family.render(into: &output)
         return output.split(separator: "\n")
     }
 }
