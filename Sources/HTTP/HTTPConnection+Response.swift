@@ -24,22 +24,8 @@ struct ResponseProgress {
 extension HTTPConnection {
     static let writeHighWater = 256 * 1024
 
-    /// Starts sending the handler's response. Returns the body's producer
-    /// when the body is streamed: the worker runs it next (`stream`), so a
-    /// streamed response costs no second task, and any other response is
-    /// sent without an `await` (each costs an executor switch). A second
-    /// answer to the same request (the server already refused it, or the
-    /// connection is gone) is dropped.
-    func send(_ response: HTTPResponse) -> HTTPBodyProducer? {
-        answering = true
-        defer { answering = false }
-        return respond(response)
-    }
-
     /// Produces a streamed body in the calling task, then ends it.
     func stream(_ producer: HTTPBodyProducer) async {
-        answering = true
-        defer { answering = false }
         do {
             try await producer(ConnectionBodyWriter(connection: LoopBound(self, loop: loop)))
             endStreamedBody()
@@ -48,9 +34,13 @@ extension HTTPConnection {
         }
     }
 
-    /// Starts writing the response; returns the body's producer when the
-    /// body is streamed and must be produced next.
-    private func respond(_ response: HTTPResponse) -> HTTPBodyProducer? {
+    /// Starts sending the handler's response. Returns the body's producer
+    /// when the body is streamed: the caller runs it next (`stream`), so a
+    /// streamed response costs no second task, and any other response is
+    /// sent without an `await` (each costs an executor switch). A second
+    /// answer to the same request (the server already refused it, or the
+    /// connection is gone) is dropped.
+    func send(_ response: HTTPResponse) -> HTTPBodyProducer? {
         guard !closed, inFlight, !responseStarted else { return nil }
         responseStarted = true
         if !bodyComplete {

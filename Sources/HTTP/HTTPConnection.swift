@@ -39,8 +39,9 @@ final class HTTPConnection: EventLoopHandler {
     var readPausedForPipeline = false
     var lingering = false
     var response = ResponseProgress()
-    /// A worker is in `send` or `stream` for this connection: a request
-    /// pipelined behind the response goes to that worker next.
+    /// A worker is sending this connection's response (its body too): a
+    /// request pipelined behind it goes to that worker next. Set by the
+    /// worker only; an answer given at once has no worker to come back.
     var answering = false
     /// `process` is running: a response answered at once completes inside
     /// it, and its loop moves on to the next pipelined request rather than
@@ -127,7 +128,10 @@ final class HTTPConnection: EventLoopHandler {
         guard !processing else { return }
         processing = true
         defer { processing = false }
-        while !closed, !(inFlight && bodyComplete), inputStart < input.count || (inFlight && !bodyComplete) {
+        // A response that ends the connection (an answer given at once can
+        // complete in here) ends the parsing too: nothing after it is run.
+        while !closed, !lingering, inFlight || keepAlive, !(inFlight && bodyComplete),
+              inputStart < input.count || (inFlight && !bodyComplete) {
             let parsed = input.withUnsafeBytes { raw in
                 Result { () throws(HTTPParseError) in try parser.parse(UnsafeRawBufferPointer(rebasing: raw[inputStart...])) }
             }

@@ -90,7 +90,10 @@ final class RequestWorkers {
                     return
                 }
                 let response = await responder(work.request)
-                if let producer = work.connection.send(response) { await work.connection.stream(producer) }
+                let connection = work.connection
+                connection.answering = true
+                if let producer = connection.send(response) { await connection.stream(producer) }
+                connection.answering = false
             }
         }
     }

@@ -14,11 +14,12 @@ struct ServerImmediateTests {
         request.path.hasPrefix("/now/") ? .text("now " + request.path.dropFirst(5)) : nil
     }
 
-    static func start(loops: Int = 1, asked: Asked? = nil) async throws -> TestServer {
+    static func start(loops: Int = 1, asked: Asked? = nil, handled: Asked? = nil) async throws -> TestServer {
         try await TestServer.start(loops: loops, immediate: { request in
             asked?.count.add(1, ordering: .relaxed)
             return Self.immediate(request)
         }) { request in
+            handled?.count.add(1, ordering: .relaxed)
             let body = try? await request.body.collect(upTo: 1024)
             return .text("later \(request.path.dropFirst(7)) \(body?.count ?? -1)")
         }
@@ -92,6 +93,44 @@ struct ServerImmediateTests {
         #expect(answers.first?.hasSuffix("\r\n\r\n") == true) // no body after a HEAD
         #expect(answers.last?.contains("Connection: close\r\n") == true)
         #expect(answers.last?.hasSuffix("\r\n\r\nnow last") == true)
+        await server.stop()
+    }
+
+    /// An answer that ends the connection (`Connection: close`, HTTP/1.0)
+    /// ends it before what was pipelined behind it: nothing after it runs,
+    /// immediate or not (RFC 9112 §9.6).
+    @Test(arguments: [
+        "GET /now/a HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+        "GET /now/a HTTP/1.0\r\n\r\n",
+    ])
+    func nothingRunsAfterAnAnswerThatCloses(first: String) async throws {
+        let (asked, handled) = (Asked(), Asked())
+        let server = try await Self.start(asked: asked, handled: handled)
+        let client = try server.client()
+        await client.send(first + "GET /now/b HTTP/1.1\r\nHost: a\r\n\r\n"
+                          + "POST /later/x HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nabc")
+        let raw = String(decoding: await client.readToEnd(), as: UTF8.self)
+        #expect(raw.components(separatedBy: "200 OK").count == 2, "one answer, then the close")
+        #expect(raw.hasSuffix("now a"))
+        #expect(asked.count.load(ordering: .relaxed) == 1)
+        #expect(handled.count.load(ordering: .relaxed) == 0)
+        #expect(server.server.stats.requests.load(ordering: .relaxed) == 1)
+        await server.stop()
+    }
+
+    /// A request declined by the immediate responder, pipelined behind a
+    /// streamed answer, gets a worker: the streamed answer's task is not one.
+    @Test func aDeclinedRequestBehindAStreamedAnswerGetsAWorker() async throws {
+        let server = try await TestServer.start(loops: 1, immediate: { request in
+            guard request.path == "/s" else { return nil }
+            return HTTPResponse(status: .ok, body: .stream(length: nil) { writer in
+                try await writer.write(Array("streamed".utf8))
+            })
+        }) { request in .text("later \(request.path)") }
+        let client = try server.client()
+        await client.send("GET /s HTTP/1.1\r\nHost: a\r\n\r\nGET /x HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(await client.readResponses(2).map { $0.bodyText } == ["streamed", "later /x"])
+        #expect(server.server.stats.workersStarted.load(ordering: .relaxed) == 1)
         await server.stop()
     }
 
