@@ -17,7 +17,7 @@ public struct RequestContext: Sendable {
     public var routePattern: String
     public var parameters: [String: String]
     /// The matched route's options (body limit, …).
-    public var routeOptions = RouteOptions()
+    public var routeOptions: RouteOptions
     /// The endpoint the router chose; the innermost stage calls it.
     var endpoint: RouteEndpoint
 
@@ -38,8 +38,11 @@ public struct RequestContext: Sendable {
     static let notFound = RouteEndpoint.immediate { _, _ in throw GatewayError.notFound }
 }
 
-/// A stage of request handling. One requirement, like Hummingbird's:
-/// look at the request, call `next` (or not), look at the response.
+/// A stage of request handling, like Hummingbird's: look at the request,
+/// call `next` (or not), look at the response. `handleImmediately` is the
+/// same stage around an endpoint that answers without suspending; it has
+/// no default, since one that skipped the stage's work would silently drop
+/// it (a CSRF check, say) for such routes.
 public protocol Middleware: Sendable {
     func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse
     /// The same stage around an immediate endpoint, without suspending:
