@@ -1,0 +1,61 @@
+import Glibc
+import Synchronization
+import Testing
+import System
+
+/// An event loop polls a few times before it sleeps (`waitForEvents`):
+/// idle, it must still sleep, and whatever arrives while it polls or
+/// sleeps (a timer, work from another thread) must still wake it.
+@Suite("Event loop waiting")
+struct EventLoopTests {
+    /// CPU time of the calling thread, in nanoseconds.
+    static func threadCPU() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
+
+    @Test func anIdleLoopSleeps() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let before = await loop.submit { Self.threadCPU() }
+        try await Task.sleep(for: .milliseconds(300))
+        let after = await loop.submit { Self.threadCPU() }
+        // A loop that spun instead of sleeping would use most of the 300 ms.
+        #expect(after - before < 30_000_000, "idle loop used \((after - before) / 1_000_000) ms of CPU")
+    }
+
+    @Test func aTimerFiresWhenDue() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let start = MonotonicClock.now()
+        let fired: UInt64 = await withCheckedContinuation { continuation in
+            loop.execute {
+                loop.schedule(after: .milliseconds(40)) { continuation.resume(returning: MonotonicClock.now()) }
+            }
+        }
+        let elapsed = fired - start
+        #expect(elapsed >= 40_000_000)
+        #expect(elapsed < 1_000_000_000)
+    }
+
+    @Test func workFromAnotherThreadWakesASleepingLoop() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        // Long enough for the loop to have gone to sleep.
+        try await Task.sleep(for: .milliseconds(100))
+        let start = MonotonicClock.now()
+        #expect(await loop.submit { 42 } == 42)
+        #expect(MonotonicClock.now() - start < 1_000_000_000)
+        // Back and forth, so that work arrives while the loop polls, sleeps
+        // or is between the two: none of it may be left waiting.
+        let counter = Atomic<Int>(0)
+        for _ in 0..<2_000 {
+            await loop.submit { counter.add(1, ordering: .relaxed) }
+        }
+        #expect(counter.load(ordering: .relaxed) == 2_000)
+    }
+}
