@@ -175,10 +175,11 @@ public final class EventLoop: @unchecked Sendable {
     /// Waits for events. Before sleeping, it yields its core and polls
     /// again, up to `pollsBeforeSleeping` times: under load, the peer on
     /// the other end (a load generator, a proxy, an upstream sharing the
-    /// cores) usually has the next request ready within a yield, and a
-    /// loop that went to sleep instead pays for the wake-up (the scheduler,
-    /// an inter-processor interrupt, on a VM an exit) and leaves its core
-    /// idle meanwhile. Idle, it costs a few system calls per wake-up.
+    /// cores) often has the next request ready by then, and the loop skips
+    /// a sleep and the wake-up after it (the scheduler on both sides, an
+    /// inter-processor interrupt, on a virtual machine an exit). Idle, it
+    /// costs four system calls per wake-up. Docs/benchmarks.md has what it
+    /// changed and when.
     private func waitForEvents() -> Int32 {
         let timeout = waitTimeout()
         if timeout != 0 {

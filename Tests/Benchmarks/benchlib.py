@@ -9,6 +9,7 @@ import re
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import tempfile
 import time
@@ -170,6 +171,18 @@ def wrk(url: str, connections: int, seconds: int, threads: int = 1, script: str 
         "non2xx": int(errors.group(1)) if errors else 0,
         "socket_errors": socket_errors.group(1) if socket_errors else "",
         "raw": out,
+    }
+
+
+def median_round(results: list[dict]) -> dict:
+    """Each figure's median over several `wrk` runs of one load (CPU where
+    it was measured)."""
+    cpu = [r["cpu_us"] for r in results if r["cpu_us"] is not None]
+    return {
+        "rps": statistics.median(r["rps"] for r in results),
+        "p50": statistics.median(r["p50"] for r in results),
+        "p99": statistics.median(r["p99"] for r in results),
+        "cpu_us": statistics.median(cpu) if cpu else None,
     }
 
 

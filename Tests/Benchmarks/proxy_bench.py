@@ -27,9 +27,16 @@ Two phases, each run against both proxies:
 Then one connection alone (wrk -t1 -c1) against each: a request's time
 through the proxy with nothing queued. Then the gateway's RSS after the runs.
 
-Usage: Tests/Benchmarks/proxy.sh [seconds-per-run=10]
+In the two load phases each proxy gets `seconds` of load, in `rounds`
+rounds that alternate between the two, as core_bench.py does: a slow
+spell of this shared machine then falls on both. The table shows each
+proxy's median round; the ratio and the p99 added are the medians of the
+rounds' own, and the rows under them list every round's.
+
+Usage: Tests/Benchmarks/proxy.sh [seconds=20] [rounds=5]
 """
 import json
+import statistics
 import sys
 import tempfile
 import time
@@ -125,8 +132,21 @@ def start_gateway(binary, backends: dict) -> tuple[b.Process, int, int]:
     return gateway, public_port, admin_port
 
 
+def alternate(targets: dict, rounds: int, run) -> dict:
+    """`run(name, url)` for each target in turn, `rounds` times: each
+    target's results, in order."""
+    results = {name: [] for name in targets}
+    for _ in range(rounds):
+        for name, url in targets.items():
+            results[name].append(run(name, url))
+    return results
+
+
 def main() -> int:
-    seconds = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    seconds = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    per_round = max(2, round(seconds / rounds))
+    single_seconds = max(2, seconds // 4)
     binary = b.build_release()
     simulator = b.build_release("modgud-sim")
     reference_port = b.free_port()
@@ -135,7 +155,8 @@ def main() -> int:
     # before the access token expires. The simulator's default lifetime
     # (900 s) outlasts the runs at the default length; longer runs get a
     # longer lifetime, so no run ever includes a refresh.
-    planned = 5 * seconds + 3 * 2 + 60  # the timed runs, warm-ups and calibration, start-up and slack
+    # The timed runs, warm-ups and calibration, start-up and slack.
+    planned = 4 * rounds * per_round + 2 * single_seconds + 3 * 2 + 60
     lifetime = max(900, 2 * planned + REFRESH_SKEW_S)
 
     backends = start_backends(simulator, lifetime)
@@ -181,10 +202,11 @@ def main() -> int:
         # Full load: a 2 s warm-up, then the timed run, each proxy in turn.
         # CPU per request: the gateway process, or nginx proxy_pass's workers.
         cpu_of = {"gateway": [gateway.pid], "nginx": b.children(reference.pid)}
-        full = {}
-        for name, url in targets.items():
+        for url in targets.values():
             b.wrk(url, FULL_CONNECTIONS, 2, script=script)
-            full[name] = b.wrk(url, FULL_CONNECTIONS, seconds, script=script, cpu_of=cpu_of[name])
+        full_rounds = alternate(targets, rounds, lambda name, url: b.wrk(
+            url, FULL_CONNECTIONS, per_round, script=script, cpu_of=cpu_of[name]))
+        full = {name: b.median_round(results) for name, results in full_rounds.items()}
 
         # Half load: each connection sends about 1000 / (PAUSE_MS + latency)
         # requests/s; a 2 s run against the gateway corrects the guess of
@@ -195,11 +217,13 @@ def main() -> int:
         connections = max(1, round(rate * (PAUSE_MS + 0.5) / 1000))
         probe = b.wrk(targets["gateway"], connections, 2, script=paced_script)
         connections = max(1, round(connections * rate / probe["rps"]))
-        paced = {name: b.wrk(url, connections, seconds, script=paced_script) for name, url in targets.items()}
+        paced_rounds = alternate(targets, rounds, lambda name, url: b.wrk(
+            url, connections, per_round, script=paced_script))
+        paced = {name: b.median_round(results) for name, results in paced_rounds.items()}
 
         # One connection, one request at a time: the time a request takes
         # through each proxy with nothing queued.
-        single = {name: b.wrk(url, 1, max(2, seconds // 2), script=script) for name, url in targets.items()}
+        single = {name: b.wrk(url, 1, single_seconds, script=script) for name, url in targets.items()}
 
         elapsed = time.monotonic() - signed_in_at
         end_rss = b.rss_kib(gateway.pid)
@@ -209,7 +233,8 @@ def main() -> int:
         for process in backends["processes"]:
             process.stop()
 
-    print(f"# API proxy: gateway vs nginx proxy_pass ({seconds}s per run, loopback, 2 cores)")
+    print(f"# API proxy: gateway vs nginx proxy_pass ({rounds} alternating rounds of {per_round}s per proxy "
+          "and phase, loopback, 2 cores)")
     print()
     print(f"- Upstream: nginx `return 200`, {len(BODY)}-byte JSON body, 1 worker, 401 without a bearer token.")
     print("- Reference: nginx `proxy_pass`, 2 workers, `keepalive 64` upstream pool, HTTP/1.1, "
@@ -220,7 +245,9 @@ def main() -> int:
     print(f"- Access token lifetime {lifetime} s, refresh due {REFRESH_SKEW_S} s before expiry; the runs took "
           f"{elapsed:.0f} s after sign-in, so no request included a token refresh.")
     print(f"- Full load: `wrk -t1 -c{FULL_CONNECTIONS}`, after a 2 s warm-up per proxy.")
-    print(f"- One connection: `wrk -t1 -c1`, {max(2, seconds // 2)} s per proxy: a request's time with nothing queued.")
+    print(f"- Both load phases: {rounds} rounds of {per_round} s, the proxies taking turns (nginx, then the gateway); "
+          "each figure is the median round, the ratio and the p99 added the median of the rounds' own.")
+    print(f"- One connection: `wrk -t1 -c1`, {single_seconds} s per proxy: a request's time with nothing queued.")
     print(f"- Half load: target {rate:.0f} requests/s (half the gateway's full-load rate). `wrk -t1 -c{connections}` "
           f"where each connection pauses a random 0-{2 * PAUSE_MS} ms after every answer (Lua `delay()`); "
           "the connection count comes from a 2 s calibration run against the gateway, and both proxies get the "
@@ -231,7 +258,8 @@ def main() -> int:
     print()
     print("| | nginx proxy_pass | gateway | gateway vs nginx | target |")
     print("|---|---|---|---|---|")
-    ratio = full["gateway"]["rps"] / full["nginx"]["rps"]
+    ratios = [g["rps"] / n["rps"] for n, g in zip(full_rounds["nginx"], full_rounds["gateway"])]
+    ratio = statistics.median(ratios)
     print(f"| full load ({FULL_CONNECTIONS} conn): requests/s | {full['nginx']['rps']:.0f} | {full['gateway']['rps']:.0f} "
           f"| ratio {ratio:.2f} | ≥ 0.6: {'met' if ratio >= 0.6 else 'MISSED'} |")
     for key in ("p50", "p99"):
@@ -239,12 +267,15 @@ def main() -> int:
               f"| {full['gateway'][key] - full['nginx'][key]:+.2f} | |")
     print(f"| full load: CPU µs per request (the proxy alone) | {b.micros(full['nginx']['cpu_us'])} "
           f"| {b.micros(full['gateway']['cpu_us'])} | | |")
+    print(f"| full load: ratio by round | | | {', '.join(f'{r:.2f}' for r in ratios)} | |")
     print(f"| half load: requests/s | {paced['nginx']['rps']:.0f} | {paced['gateway']['rps']:.0f} "
           f"| target {rate:.0f} | |")
+    added_p99 = [g["p99"] - n["p99"] for n, g in zip(paced_rounds["nginx"], paced_rounds["gateway"])]
     for key in ("p50", "p99"):
-        added = paced["gateway"][key] - paced["nginx"][key]
+        added = statistics.median(added_p99) if key == "p99" else paced["gateway"][key] - paced["nginx"][key]
         target = f"≤ +1 ms: {'met' if added <= 1.0 else 'MISSED'}" if key == "p99" else ""
         print(f"| half load: {key} ms | {paced['nginx'][key]:.3f} | {paced['gateway'][key]:.3f} | {added:+.3f} | {target} |")
+    print(f"| half load: p99 added by round, ms | | | {', '.join(f'{a:+.2f}' for a in added_p99)} | |")
     for key in ("p50", "p99"):
         print(f"| one connection: {key} ms | {single['nginx'][key]:.3f} | {single['gateway'][key]:.3f} "
               f"| {single['gateway'][key] - single['nginx'][key]:+.3f} | |")
@@ -252,11 +283,13 @@ def main() -> int:
         if abs(result["rps"] - rate) > 0.1 * rate:
             print(f"WARNING half load, {name}: {result['rps']:.0f} requests/s, more than 10% off the {rate:.0f} targeted")
     clean = True
-    for phase, results in (("full load", full), ("half load", paced), ("one connection", single)):
-        for name, result in results.items():
-            if result["non2xx"] or result["socket_errors"]:
-                clean = False
-                print(f"WARNING {phase}, {name}: non-2xx {result['non2xx']}, errors {result['socket_errors']}")
+    single_rounds = {name: [result] for name, result in single.items()}
+    for phase, results in (("full load", full_rounds), ("half load", paced_rounds), ("one connection", single_rounds)):
+        for name, runs in results.items():
+            for result in runs:
+                if result["non2xx"] or result["socket_errors"]:
+                    clean = False
+                    print(f"WARNING {phase}, {name}: non-2xx {result['non2xx']}, errors {result['socket_errors']}")
     print()
     print("| gateway memory | RSS MiB |")
     print("|---|---|")
