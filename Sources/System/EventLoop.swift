@@ -44,6 +44,8 @@ public final class EventLoop: @unchecked Sendable {
 
     /// See `waitForEvents`.
     static let pollsBeforeSleeping = 2
+    /// Polls made after yielding, over the loop's life (loop thread only).
+    private(set) var yieldedPolls = 0
 
     public init(index: Int = 0) throws(SystemError) {
         self.index = index
@@ -162,9 +164,7 @@ public final class EventLoop: @unchecked Sendable {
         threadID.store(UInt(pthread_self()), ordering: .relaxed)
         defer { threadID.store(0, ordering: .relaxed) }
         while !stopRequested.load(ordering: .acquiring) {
-            let count = eventBuffer.withUnsafeMutableBufferPointer { buffer in
-                epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), waitTimeout())
-            }
+            let count = waitForEvents()
             now = MonotonicClock.now()
             if count > 0 { dispatch(count) }
             runDueTimers()
@@ -185,6 +185,7 @@ public final class EventLoop: @unchecked Sendable {
         if timeout != 0 {
             for _ in 0..<Self.pollsBeforeSleeping {
                 sched_yield()
+                yieldedPolls &+= 1
                 let count = poll(timeout: 0)
                 if count != 0 { return count }
             }

@@ -1,7 +1,7 @@
 import Glibc
 import Synchronization
 import Testing
-import System
+@testable import System
 
 /// An event loop polls a few times before it sleeps (`waitForEvents`):
 /// idle, it must still sleep, and whatever arrives while it polls or
@@ -24,6 +24,18 @@ struct EventLoopTests {
         let after = await loop.submit { Self.threadCPU() }
         // A loop that spun instead of sleeping would use most of the 300 ms.
         #expect(after - before < 30_000_000, "idle loop used \((after - before) / 1_000_000) ms of CPU")
+    }
+
+    @Test func aLoopPollsBeforeItSleeps() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let before = await loop.submit { loop.yieldedPolls }
+        // Idle long enough to have gone to sleep at least once, which
+        // takes the polls first.
+        try await Task.sleep(for: .milliseconds(50))
+        let after = await loop.submit { loop.yieldedPolls }
+        #expect(after - before >= EventLoop.pollsBeforeSleeping)
     }
 
     @Test func aTimerFiresWhenDue() async throws {
