@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["System", "HTTP", "Core"], path: "Tests/TestSupport"),
         .testTarget(name: "CoreTests", dependencies: ["Core"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
-        .testTarget(name: "SystemTests", dependencies: ["System"]),
+        .testTarget(name: "SystemTests", dependencies: ["System", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "System", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "System", "Core", "TestSupport"]),

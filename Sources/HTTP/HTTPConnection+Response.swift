@@ -136,7 +136,7 @@ extension HTTPConnection {
                 if writeDeadline == 0 { writeDeadline = loop.now &+ owner.spans.write }
                 setInterest(interest.union(.writable))
                 return
-            case .closed:
+            case .closed, .failed:
                 close()
                 return
             }

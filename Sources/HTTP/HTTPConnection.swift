@@ -103,7 +103,7 @@ final class HTTPConnection: EventLoopHandler {
                 process()
             case .wouldBlock:
                 return
-            case .closed:
+            case .closed, .failed:
                 peerFinishedSending()
                 return
             }

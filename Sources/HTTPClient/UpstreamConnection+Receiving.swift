@@ -10,12 +10,15 @@ extension UpstreamConnection {
             switch Socket.read(fd, into: buffer) {
             case .done(let count):
                 received(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-                // A short read drained the socket: epoll says when there is more.
-                if count < buffer.count { return }
+                // A short read drained the socket: epoll says when there is
+                // more (out of epoll, the peer is gone: read to its end).
+                if count < buffer.count, registration != nil { return }
             case .wouldBlock:
                 return
             case .closed:
-                return endOfStream()
+                return endOfStream(reset: false)
+            case .failed:
+                return endOfStream(reset: true)
             }
         }
     }
@@ -158,13 +161,16 @@ extension UpstreamConnection {
             let leftover = processPending()
             if responseDone, exchange != nil { return complete(extraBytes: leftover > 0) }
         }
+        if registration == nil { return readAvailable() }
         updateInterest()
     }
 
-    /// The server closed its side (or reset the connection).
-    private func endOfStream() {
+    /// The server closed its side, or reset the connection. A reset never
+    /// ends a body that runs until the close: what came before it may be
+    /// cut anywhere.
+    private func endOfStream(reset: Bool) {
         guard let exchange else { return close() }
-        if let response, response.framing == .untilClose {
+        if !reset, let response, response.framing == .untilClose {
             responseDone = true
             return complete(extraBytes: false)
         }

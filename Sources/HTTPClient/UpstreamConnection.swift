@@ -143,7 +143,13 @@ final class UpstreamConnection: EventLoopHandler {
                 // it, or broke the protocol. Either way it is done.
                 return close()
             }
-            if !events.isDisjoint(with: [.readable, .hangup, .error, .readHangup]), !receivePaused { readAvailable() }
+            if receivePaused {
+                // Not reading, and epoll cannot mask these: reported on every
+                // pass, they would spin the loop until the reader catches up.
+                if !events.isDisjoint(with: [.hangup, .error]) { stopWatching() }
+            } else if !events.isDisjoint(with: [.readable, .hangup, .error, .readHangup]) {
+                readAvailable()
+            }
             if events.contains(.writable), phase == .ready { sendMore() }
         case .resolving, .closed:
             break
@@ -168,7 +174,7 @@ final class UpstreamConnection: EventLoopHandler {
                     continue
                 case .wouldBlock:
                     return updateInterest()
-                case .closed:
+                case .closed, .failed:
                     // The reply (or the close) is read next; a server may
                     // answer early and stop reading the body.
                     sendBroken = true
@@ -220,10 +226,11 @@ final class UpstreamConnection: EventLoopHandler {
 
     /// The response has been read whole.
     /// A server that answered before the whole request was sent (an early
-    /// 413, say) leaves the connection unusable; so do bytes past the end.
+    /// 413, say) leaves the connection unusable; so do bytes past the end,
+    /// and a socket that failed or hung up while reading was paused.
     func complete(extraBytes: Bool) {
         guard let exchange, let response else { return }
-        let reusable = response.keepAlive && requestSent && !sendBroken && !extraBytes
+        let reusable = response.keepAlive && requestSent && !sendBroken && !extraBytes && registration != nil
         detach()
         exchange.channel.finish(.success(()))
         if reusable {
@@ -289,6 +296,25 @@ final class UpstreamConnection: EventLoopHandler {
         } else {
             armWatchdog(after: exchange.idleTimeout - quiet)
         }
+    }
+
+    /// Whether nothing waits to be read, checked before the connection
+    /// carries another request. Bytes no request asked for (left past a
+    /// response that filled the last read, or sent after it) would be
+    /// read as the next request's answer: another user's request, on the
+    /// API proxy. epoll would report them only on the loop's next pass,
+    /// after that request went out, so the socket is asked directly.
+    /// An end of stream (the server closed it while idle) counts too.
+    var isQuiet: Bool { Socket.isQuiet(fd) }
+
+    /// The socket failed (a reset) or is shut both ways while reading is
+    /// paused: out of epoll, which would report that on every pass. What
+    /// the kernel still holds (a whole response, perhaps) is read once the
+    /// reader catches up (`resumeReceive`), to the reset or the end.
+    private func stopWatching() {
+        guard let registration else { return }
+        pool.loop.deregister(registration, fd: fd)
+        self.registration = nil
     }
 
     func updateInterest() {

@@ -102,13 +102,14 @@ final class UpstreamPool: @unchecked Sendable {
         connection.close()
     }
 
-    /// The newest idle connection young enough to trust.
+    /// The newest idle connection young enough to trust, with nothing
+    /// waiting to be read.
     private func takeIdle(_ endpoint: String) -> UpstreamConnection? {
         let maxAge = UInt64(configuration.maxIdleConnectionAge.nanoseconds)
         guard let list = idle[endpoint] else { return nil }
         while let connection = list.connections.popLast() {
             idleCount -= 1
-            if loop.now &- connection.idleSince < maxAge { return connection }
+            if loop.now &- connection.idleSince < maxAge, connection.isQuiet { return connection }
             connection.close()
         }
         return nil
@@ -119,7 +120,11 @@ final class UpstreamPool: @unchecked Sendable {
     /// A connection finished its exchange and can carry another.
     func release(_ connection: UpstreamConnection) {
         let endpoint = connection.endpoint
-        if let next = nextInLine(endpoint) { return connection.begin(next) }
+        if queued[endpoint] != nil {
+            // Closed, it makes room for the one in line on a new connection.
+            guard connection.isQuiet else { return connection.close() }
+            if let next = nextInLine(endpoint) { return connection.begin(next) }
+        }
         guard !shutDown, idleCount < configuration.maxIdleConnections else { return connection.close() }
         connection.idleSince = loop.now
         let list = idle[endpoint] ?? IdleList()

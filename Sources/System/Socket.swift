@@ -7,7 +7,12 @@ import Glibc
 public enum IOResult: Equatable, Sendable {
     case done(Int)
     case wouldBlock
+    /// The peer finished sending: a read found the end of the stream.
     case closed
+    /// The socket failed: the peer reset the connection, or it is gone for
+    /// another reason (`errno`). Unlike `.closed`, what was read before
+    /// may be missing its end.
+    case failed(errno: Int32)
 }
 
 /// Thin, typed wrappers over the socket system calls. Every function takes
@@ -106,23 +111,35 @@ public enum Socket {
         try? setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
     }
 
-    /// Reads into `buffer`; `.closed` at end of stream or on a reset.
+    /// Reads into `buffer`; `.closed` at the end of the stream, `.failed`
+    /// on a reset or another error.
     @inline(__always)
     public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
         let n = retryingEINTR { Glibc.read(fd, buffer.baseAddress, buffer.count) }
         if n > 0 { return .done(n) }
         if n == 0 { return .closed }
         let code = currentErrno()
-        return code == EAGAIN || code == EWOULDBLOCK ? .wouldBlock : .closed
+        return code == EAGAIN || code == EWOULDBLOCK ? .wouldBlock : .failed(errno: code)
     }
 
-    /// Writes from `buffer`; `.closed` when the peer is gone.
+    /// Writes from `buffer`; `.failed` when the peer is gone.
     @inline(__always)
     public static func write(_ fd: Int32, from buffer: UnsafeRawBufferPointer) -> IOResult {
         let n = retryingEINTR { Glibc.send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
         if n >= 0 { return .done(n) }
         let code = currentErrno()
-        return code == EAGAIN || code == EWOULDBLOCK ? .wouldBlock : .closed
+        return code == EAGAIN || code == EWOULDBLOCK ? .wouldBlock : .failed(errno: code)
+    }
+
+    /// Whether a connected socket has nothing waiting to be read and its
+    /// peer has not closed: a one-byte `recv` with `MSG_PEEK`, which leaves
+    /// whatever is there in place.
+    public static func isQuiet(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        let n = retryingEINTR { Glibc.recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) }
+        guard n < 0 else { return false }
+        let code = currentErrno()
+        return code == EAGAIN || code == EWOULDBLOCK
     }
 
     /// Closes a descriptor. The caller must already have removed it from

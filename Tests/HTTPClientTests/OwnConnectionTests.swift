@@ -4,6 +4,7 @@ import HTTP
 @testable import HTTPClient
 import Synchronization
 import System
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -268,6 +269,72 @@ import Glibc
         let answers = try await getInTurn([upstream.url("/"), upstream.url("/")])
         #expect(answers == [Answer(200, "one"), Answer(200, "two")])
         #expect(upstream.accepted == 2)
+    }
+
+    /// A response that ends exactly where a read of the client's 16 KiB
+    /// buffer ends leaves what follows it in the socket, unread; the next
+    /// request must not take those bytes for its answer (on the API proxy,
+    /// the next request may be another user's). Both requests are made on
+    /// the client's loop, so the second goes out in the same pass of the
+    /// loop that finished the first, before epoll could report the bytes
+    /// left behind.
+    @Test func bytesLeftInTheSocketPastAResponseRetireTheConnection() async throws {
+        let filling = Self.response(totalling: 16 * 1024)
+        let upstream = try RawUpstream([
+            .answer(filling + "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nforged"),
+            .answer("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntwo"),
+        ])
+        try await withClient(loops: 1, configuration: quick) { client, group in
+            let answers = try await withTaskExecutorPreference(group.loops[0]) {
+                [try await get(client, upstream.url("/1")), try await get(client, upstream.url("/2"))]
+            }
+            #expect(answers[0].status == 200)
+            #expect(answers[0].body.utf8.count + Self.headSize(ofBody: answers[0].body.utf8.count) == filling.utf8.count)
+            #expect(answers[1] == Answer(200, "two"))
+            #expect(upstream.accepted == 2)
+        }
+    }
+
+    /// A `Content-Length` response of exactly `total` bytes, head included.
+    private static func response(totalling total: Int) -> String {
+        var length = total
+        while length + headSize(ofBody: length) > total { length -= 1 }
+        return "HTTP/1.1 200 OK\r\nContent-Length: \(length)\r\n\r\n" + String(repeating: "x", count: length)
+    }
+
+    private static func headSize(ofBody length: Int) -> Int {
+        "HTTP/1.1 200 OK\r\nContent-Length: \(length)\r\n\r\n".utf8.count
+    }
+
+    /// The upstream resets the connection while the reader is behind and
+    /// reading is paused. epoll reports a reset whatever the interest, so
+    /// the connection must leave epoll rather than spin its loop until the
+    /// reader catches up; the reader then gets what had arrived, and the
+    /// failure, never a clean end.
+    @Test func aResetWhileReadingIsPausedNeitherSpinsTheLoopNorEndsTheBody() async throws {
+        let head = "HTTP/1.1 200 OK\r\nContent-Length: \(4 << 20)\r\n\r\n"
+        let upstream = try RawUpstream([RawUpstream.Reply(
+            writes: [Array(head.utf8) + [UInt8](repeating: 0x61, count: 512 * 1024)], then: .reset)])
+        let configuration = HTTPClientConfiguration(
+            connectTimeout: .seconds(1), timeout: .seconds(1), maxResponseBytes: 8 << 20, streamBufferBytes: 64 * 1024)
+        try await withClient(loops: 1, configuration: configuration) { client, group in
+            let response = try await client.stream(HTTPClientRequest(url: upstream.url("/")), body: nil)
+            // Past the upstream's reset (a tenth of a second after its write).
+            try await Task.sleep(for: .milliseconds(400))
+            let used = try await loopCPUTime(of: group.loops[0], over: 300)
+            #expect(used < 100_000_000, "the paused loop used \(used / 1_000_000) ms of CPU in 300 ms")
+            await #expect(throws: HTTPClientError.connectionClosed) { try await response.body.collect(upTo: 8 << 20) }
+        }
+    }
+
+    /// A body that runs until the close ends at a FIN, not at a reset:
+    /// after a reset, what arrived may be cut anywhere.
+    @Test func aResetEndingABodyWithoutLengthFailsTheRead() async throws {
+        let upstream = try RawUpstream([.answer("HTTP/1.1 200 OK\r\n\r\npartial", then: .reset)])
+        try await withClient(loops: 1, configuration: quick) { client, _ in
+            let response = try await client.stream(HTTPClientRequest(url: upstream.url("/")), body: nil)
+            await #expect(throws: HTTPClientError.connectionClosed) { try await response.body.collect(upTo: 1000) }
+        }
     }
 
     /// A HEAD response's Content-Length announces no body on the wire.
@@ -645,8 +712,9 @@ private func get(_ client: HTTPClient, _ request: HTTPClientRequest) async throw
 private final class RawUpstream: Sendable {
     /// What the upstream does with one request.
     struct Reply: Sendable {
-        /// What becomes of the connection after the reply.
-        enum Then: Sendable { case keepOpen, close, stall }
+        /// What becomes of the connection after the reply: `reset` closes
+        /// it abortively (RST) a tenth of a second later.
+        enum Then: Sendable { case keepOpen, close, stall, reset }
         /// Written in order, a millisecond apart.
         var writes: [[UInt8]]
         var then: Then
@@ -777,6 +845,10 @@ private final class RawUpstream: Sendable {
             Glibc.close(fd)
         }
         Socket.setNoDelay(fd)
+        // Room for a reply of a few hundred KiB in one write, so that what
+        // a test sends in one piece reaches the client as one.
+        var sendBuffer: Int32 = 2 << 20
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
         var reader = Reader(fd: fd, state: state)
         while let head = reader.head() {
             let reply = state.script.withLock { $0.isEmpty ? Reply.hangUp : $0.removeFirst() }
@@ -795,6 +867,10 @@ private final class RawUpstream: Sendable {
             case .keepOpen: continue
             case .close: return
             case .stall: while reader.fill() { reader.input.removeAll() }
+            case .reset:
+                usleep(100_000)
+                var abort = linger(l_onoff: 1, l_linger: 0)
+                setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, socklen_t(MemoryLayout<linger>.size))
             }
             return
         }
@@ -810,7 +886,7 @@ private final class RawUpstream: Sendable {
             case .wouldBlock:
                 var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                 _ = poll(&pfd, 1, 50)
-            case .closed:
+            case .closed, .failed:
                 return false
             }
         }
@@ -836,7 +912,7 @@ private final class RawUpstream: Sendable {
                     return true
                 case .wouldBlock:
                     continue
-                case .closed:
+                case .closed, .failed:
                     return false
                 }
             }

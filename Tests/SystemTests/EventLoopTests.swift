@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import TestSupport
 import Testing
 @testable import System
 
@@ -8,22 +9,12 @@ import Testing
 /// sleeps (a timer, work from another thread) must still wake it.
 @Suite("Event loop waiting")
 struct EventLoopTests {
-    /// CPU time of the calling thread, in nanoseconds.
-    static func threadCPU() -> UInt64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
-        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
-    }
-
     @Test func anIdleLoopSleeps() async throws {
         let group = try EventLoopGroup(loops: 1)
         defer { group.shutdown() }
-        let loop = group.loops[0]
-        let before = await loop.submit { Self.threadCPU() }
-        try await Task.sleep(for: .milliseconds(300))
-        let after = await loop.submit { Self.threadCPU() }
+        let used = try await loopCPUTime(of: group.loops[0], over: 300)
         // A loop that spun instead of sleeping would use most of the 300 ms.
-        #expect(after - before < 30_000_000, "idle loop used \((after - before) / 1_000_000) ms of CPU")
+        #expect(used < 30_000_000, "idle loop used \(used / 1_000_000) ms of CPU")
     }
 
     @Test func aLoopPollsBeforeItSleeps() async throws {
