@@ -26,6 +26,13 @@ public struct GatewayError: Error, Sendable, Equatable {
         return HTTPResponse(status: status, headers: headers, bytes: body)
     }
 
+    /// The same error, answered with `Set-Cookie: cookie` as well.
+    public func withCookie(_ cookie: String) -> GatewayError {
+        var error = self
+        error.headers.add("Set-Cookie", cookie)
+        return error
+    }
+
     public static func badRequest(_ description: String) -> GatewayError {
         GatewayError(.badRequest, "invalid_request", description)
     }

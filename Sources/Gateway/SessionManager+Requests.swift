@@ -19,10 +19,8 @@ extension SessionManager {
 
     /// `401 unauthenticated`, expiring the cookie when the request sent one.
     func unauthenticated(_ request: HTTPRequest) -> GatewayError {
-        var error = GatewayError.unauthenticated
-        if SignInContext.cookieHeader(request)?.contains(configuration.cookieName + "=") == true {
-            error.headers.add("Set-Cookie", expiringCookie())
-        }
-        return error
+        let error = GatewayError.unauthenticated
+        guard SignInContext.cookieHeader(request)?.contains(configuration.cookieName + "=") == true else { return error }
+        return error.withCookie(expiringCookie())
     }
 }

@@ -109,6 +109,36 @@ struct AccountEndpointTests {
         await deployment.stop()
     }
 
+    /// Redis stalls past the gateway's command timeout while the logout
+    /// removes the record (which may still happen once Redis wakes): the
+    /// tokens this request read are revoked all the same and the cookie
+    /// expired, with the store's 503.
+    @Test func aLogoutWhoseRemovalFailsStillRevokesTheTokensAndExpiresTheCookie() async throws {
+        let deployment = try await AccountDeployment.start()
+        let browser = try await deployment.signedInBrowser()
+        let session = try #require(try await deployment.session(of: browser))
+        let refresh = try #require(session.data.tokens.refreshToken?.revealed)
+        // The second read comes from the session cache: the logout then
+        // finds the session without asking the stalled Redis.
+        #expect(try await browser.get("/bff/user").status == 200)
+        #expect(try await browser.get("/bff/user").status == 200)
+        let mark = deployment.tap.mark
+        let stall = try ChildProcess.spawn(
+            ["/usr/bin/redis-cli", "-p", "\(deployment.harness.redis.port)", "DEBUG", "SLEEP", "1.5"], output: "/dev/null")
+        ChildProcess.reap(stall) {}
+        try await Task.sleep(for: .milliseconds(150))
+
+        let loggedOut = try await browser.post("/bff/logout")
+        #expect(loggedOut.status == 503)
+        #expect(loggedOut.json?["error"]?.stringValue == "store_unavailable")
+        #expect(loggedOut.header("Retry-After") != nil)
+        #expect(loggedOut.setCookie(named: "__Host-bff")?.contains("Max-Age=0") == true)
+        #expect(deployment.tap.calls(since: mark).compactMap { $0.formValue("token") }.contains(refresh))
+        #expect(try await deployment.introspect(refresh)["active"]?.boolValue == false)
+        #expect(deployment.harness.logs.lines.contains { $0.contains("logout.store_failed") })
+        await deployment.stop()
+    }
+
     enum RevocationTrouble: String, CaseIterable, Sendable { case modgudAnswers503, modgudDown }
 
     @Test(arguments: RevocationTrouble.allCases)

@@ -63,16 +63,34 @@ struct AccountEndpoints: Sendable {
     /// Ends the session here first (so a failing Modgud cannot keep it
     /// alive), then revokes its tokens at Modgud; a failed revocation is
     /// logged. Without a session it still answers 204 and clears the cookie.
+    /// A store that fails the removal (its reply lost, perhaps after the
+    /// removal) does not keep the tokens alive either: the ones this
+    /// request read are revoked all the same, so wherever the record
+    /// survives it can no longer be refreshed, and the browser gets the
+    /// store's 503 with its cookie expired.
     private func logout(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let expired = shared.sessions.expiringCookie()
-        guard let session = try await shared.sessions.live(request, context) else {
-            return HTTPResponse(status: .noContent, headers: ["Set-Cookie": expired, "Cache-Control": "no-store"])
+        let session: Session
+        do {
+            guard let live = try await shared.sessions.live(request, context) else {
+                return HTTPResponse(status: .noContent, headers: ["Set-Cookie": expired, "Cache-Control": "no-store"])
+            }
+            session = live
+        } catch let error as GatewayError {
+            // Not even read: nothing to revoke, but this browser is out.
+            throw error.withCookie(expired)
         }
         // The record as it was when removed: a refresh on another instance
         // may have stored successor tokens after this request read the
         // session (from the session cache, or just before). Both sets are
         // revoked; a spent token's revocation does no harm.
-        let latest = try await shared.store(context) { () async throws(SessionError) in try await shared.sessions.take(session) }
+        var storeFailure: GatewayError?
+        var latest: Session?
+        do {
+            latest = try await shared.store(context) { () async throws(SessionError) in try await shared.sessions.take(session) }
+        } catch let error as GatewayError {
+            storeFailure = error
+        }
         var revocations: [(Secret, String)] = []
         for tokens in [latest?.data.tokens, session.data.tokens].compactMap({ $0 }) {
             if let refresh = tokens.refreshToken { revocations.append((refresh, "refresh_token")) }
@@ -90,6 +108,10 @@ struct AccountEndpoints: Sendable {
         }
         if failed > 0 {
             context.logger.warning("logout.revocation_failed", ["failed": .int(failed), "of": .int(revocations.count)])
+        }
+        if let storeFailure {
+            context.logger.warning("logout.store_failed", ["revoked": .int(revocations.count - failed)])
+            throw storeFailure.withCookie(expired)
         }
         context.logger.info("logout.completed")
         return HTTPResponse(status: .noContent, headers: ["Set-Cookie": expired, "Cache-Control": "no-store"])
