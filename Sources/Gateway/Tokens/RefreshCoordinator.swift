@@ -236,7 +236,7 @@ public final class RefreshCoordinator: Sendable {
         // the token may be spent: the next attempt then never replays it
         // outside Modgud's leeway.
         let markedHere = current.data.tokens.refreshOutcomeUnknownSince == nil
-        guard let pending = await markPending(current, since: now) else { return .storeUnavailable }
+        guard let pending = await markPending(current, since: now, logger: logger) else { return .storeUnavailable }
         let renewal = Task { [store = sessions.store, lease = settings.lease] in
             while !Task.isCancelled {
                 guard (try? await Task.sleep(for: lease / 3)) != nil else { return }
@@ -256,7 +256,7 @@ public final class RefreshCoordinator: Sendable {
             case .timedOut(requestSent: false), .unreachable:
                 logger.warning("refresh.modgud_unavailable")
                 metrics.outcomes.increment(["unavailable"])
-                if markedHere { await clearPending(pending) }
+                if markedHere { await removeMark(since: now, from: pending, readFirst: false, logger: logger) }
                 return .unavailable
             }
         }
@@ -274,7 +274,7 @@ public final class RefreshCoordinator: Sendable {
         // proxy that could not get an answer started, most often could not
         // connect: treated as not redeemed, like Modgud's own 5xx.)
         let proxyTimedOut = reply.status.code == 504
-        if markedHere, !rejected, !proxyTimedOut { await clearPending(pending) }
+        if markedHere, !rejected, !proxyTimedOut { await removeMark(since: now, from: pending, readFirst: false, logger: logger) }
         if reply.isRateLimited {
             metrics.outcomes.increment(["rate_limited"])
             return .rateLimited(reply)
@@ -350,21 +350,48 @@ public final class RefreshCoordinator: Sendable {
 
     /// Records "a refresh was sent at `now`" (keeping an earlier mark);
     /// nil when the store cannot take the write, and nothing is sent then.
-    private func markPending(_ session: Session, since now: UInt64) async -> Session? {
+    /// A write that failed may still have landed (its reply lost to the
+    /// command timeout): a mark of ours is then taken out again, since no
+    /// token was sent.
+    private func markPending(_ session: Session, since now: UInt64, logger: Logger) async -> Session? {
         var current = session
         var data = current.data
-        if data.tokens.refreshOutcomeUnknownSince == nil { data.tokens.refreshOutcomeUnknownSince = now }
-        guard (try? await sessions.update(&current, data: data)) == true else { return nil }
-        return current
+        let markedHere = data.tokens.refreshOutcomeUnknownSince == nil
+        if markedHere { data.tokens.refreshOutcomeUnknownSince = now }
+        do {
+            if try await sessions.update(&current, data: data) { return current }
+        } catch {
+            if markedHere { await removeMark(since: now, from: session, readFirst: true, logger: logger) }
+        }
+        return nil
     }
 
-    /// Removes the mark after an answer that redeemed nothing. Best effort:
-    /// a mark left behind only makes the next attempt more careful.
-    private func clearPending(_ session: Session) async {
-        var current = session
-        var data = current.data
-        data.tokens.refreshOutcomeUnknownSince = nil
-        _ = try? await sessions.update(&current, data: data)
+    /// Takes out our mark "sent at `since`" when no redemption stands
+    /// behind it: Modgud answered without redeeming, or the mark's own
+    /// write failed and nothing was sent. Left behind, it would make the
+    /// next attempt treat a good token as possibly spent and end the
+    /// session. We still hold the lock; after a failure the record is read
+    /// afresh and the mark taken out only while it is still ours. A few
+    /// tries, then it is left (and logged). `session` is the record as our
+    /// mark left it, or (`readFirst`) one whose record is read first.
+    private func removeMark(since: UInt64, from session: Session, readFirst: Bool, logger: Logger) async {
+        var current: Session? = readFirst ? nil : session
+        for attempt in 0..<3 {
+            if attempt > 0 { try? await Task.sleep(for: .milliseconds(100 << attempt)) }
+            if current == nil {
+                switch try? await sessions.reload(session) {
+                case .found(let latest)?: current = latest
+                case nil: continue
+                default: return // the session ended meanwhile
+                }
+            }
+            guard var record = current, record.data.tokens.refreshOutcomeUnknownSince == since else { return }
+            var data = record.data
+            data.tokens.refreshOutcomeUnknownSince = nil
+            if (try? await sessions.update(&record, data: data)) == true { return }
+            current = nil
+        }
+        logger.warning("refresh.mark_left")
     }
 
     /// A refresh that may have been redeemed without our seeing the
