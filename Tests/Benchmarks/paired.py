@@ -12,8 +12,14 @@ like with like.
   proxy  an authenticated GET /api/items through a route to nginx on
          loopback, each build with its own signed-in session, sharing
          one Redis, simulator and upstream (as proxy_bench.py).
+  half   the proxy setup at proxy_bench.py's half load: each connection
+         pauses a random 0-20 ms after every answer, with as many
+         connections as give half the base build's full-load rate; adds
+         each build's median p50 and p99 and the median over the rounds of
+         the new build's p99 minus the base's, for changes meant to move
+         the latency under a moderate load rather than the CPU.
 
-Usage: Tests/Benchmarks/paired.sh core|proxy BASE_BINARY NEW_BINARY [rounds=5] [seconds=5]
+Usage: Tests/Benchmarks/paired.sh core|proxy|half BASE_BINARY NEW_BINARY [rounds=5] [seconds=5]
 A binary is a release build, e.g. from `swift build -c release
 --static-swift-stdlib --scratch-path DIR` at each of the two commits.
 """
@@ -57,12 +63,20 @@ def proxy_targets(binaries: list[str]) -> tuple[list[dict], list[b.Process]]:
         for port in target["wait"]:
             b.wait_for_port(port)
         cookie = pb.sign_in(target["public_port"], backends["ports"]["sim"])
-        target["script"] = pb.wrk_script({"Cookie": f"__Host-bff={cookie}", "X-CSRF": "1"})
+        headers = {"Cookie": f"__Host-bff={cookie}", "X-CSRF": "1"}
+        target["script"] = pb.wrk_script(headers)
+        target["paced_script"] = pb.wrk_script(headers, pb.PAUSE_MS)
     return targets, processes
 
 
+def half_load_connections(target: dict) -> int:
+    """How many paced connections give half of `target`'s full-load rate."""
+    rate = b.wrk(target["url"], CONNECTIONS, 2, script=target["script"])["rps"] / 2
+    return pb.paced_connections(target["url"], rate, target["paced_script"])
+
+
 def main() -> int:
-    if len(sys.argv) < 4 or sys.argv[1] not in ("core", "proxy"):
+    if len(sys.argv) < 4 or sys.argv[1] not in ("core", "proxy", "half"):
         print(__doc__)
         return 2
     mode, binaries = sys.argv[1], sys.argv[2:4]
@@ -70,6 +84,7 @@ def main() -> int:
     seconds = int(sys.argv[5]) if len(sys.argv) > 5 else 5
     targets, processes = (core_targets if mode == "core" else proxy_targets)(binaries)
     results: list[list[dict]] = [[], []]
+    connections, script = CONNECTIONS, "script"
     try:
         for target in targets:
             for port in target["wait"]:
@@ -77,26 +92,38 @@ def main() -> int:
         time.sleep(0.5)
         for target in targets:
             b.wrk(target["url"], CONNECTIONS, 2, script=target["script"])
+        if mode == "half":
+            connections, script = half_load_connections(targets[0]), "paced_script"
         for _ in range(rounds):
             for index, target in enumerate(targets):
-                results[index].append(b.wrk(target["url"], CONNECTIONS, seconds, script=target["script"],
+                results[index].append(b.wrk(target["url"], connections, seconds, script=target[script],
                                             cpu_of=[target["pid"]]))
     finally:
         for process in processes:
             process.stop()
 
-    print(f"# Paired run, {mode}: wrk -t1 -c{CONNECTIONS}, {rounds} rounds of {seconds} s, the builds taking turns")
+    load = f"{connections} connections paced as proxy_bench.py's half load" if mode == "half" else f"-c{connections}"
+    print(f"# Paired run, {mode}: wrk -t1 {load}, {rounds} rounds of {seconds} s, the builds taking turns")
     print()
-    print("| build | requests/s (median) | CPU µs per request (median) | CPU µs per request, each round |")
-    print("|---|---|---|---|")
+    print("| build | requests/s (median) | CPU µs per request (median) | CPU µs per request, each round "
+          + ("| p50 ms | p99 ms | p99 ms, each round |" if mode == "half" else "|"))
+    print("|---|---|---|---|" + ("---|---|---|" if mode == "half" else ""))
     medians = []
     for name, binary, runs in zip(("base", "new"), binaries, results):
         cpu = [run["cpu_us"] for run in runs if run["cpu_us"] is not None]
         medians.append(statistics.median(cpu))
+        latency = ""
+        if mode == "half":
+            p99s = ", ".join(f"{run['p99']:.2f}" for run in runs)
+            latency = (f" {statistics.median(run['p50'] for run in runs):.3f} "
+                       f"| {statistics.median(run['p99'] for run in runs):.3f} | {p99s} |")
         print(f"| {name} `{binary}` | {statistics.median(run['rps'] for run in runs):.0f} | {medians[-1]:.2f} "
-              f"| {', '.join(f'{value:.1f}' for value in cpu)} |")
+              f"| {', '.join(f'{value:.1f}' for value in cpu)} |{latency}")
     print()
     print(f"CPU per request, new vs base: {100 * (medians[1] / medians[0] - 1):+.1f} %")
+    if mode == "half":
+        added = statistics.median(new["p99"] - base["p99"] for base, new in zip(*results))
+        print(f"p99, new minus base (median over the rounds): {added:+.2f} ms")
     failed = [run for runs in results for run in runs if run["non2xx"] or run["socket_errors"]]
     if failed:
         print(f"WARNING: {len(failed)} runs had non-2xx answers or socket errors")

@@ -88,6 +88,14 @@ def wrk_script(headers: dict, pause_ms: int | None = None) -> str:
     return script.name
 
 
+def paced_connections(url: str, rate: float, paced_script: str) -> int:
+    """How many connections paced by `paced_script` give `url` about
+    `rate` requests/s: a guess from the pause, then a 2 s run to correct it."""
+    connections = max(1, round(rate * (PAUSE_MS + 0.5) / 1000))
+    probe = b.wrk(url, connections, 2, script=paced_script)
+    return max(1, round(connections * rate / probe["rps"]))
+
+
 def start_backends(simulator, lifetime: int) -> dict:
     """redis-server, modgud-sim (no jitter, rate limits off, access tokens
     living `lifetime` s) and the upstream API (nginx, 1 worker: 401 without
@@ -214,11 +222,9 @@ def main() -> int:
         # proxies get that many.
         rate = full["gateway"]["rps"] / 2
         paced_script = wrk_script(headers, PAUSE_MS)
-        connections = max(1, round(rate * (PAUSE_MS + 0.5) / 1000))
-        probe = b.wrk(targets["gateway"], connections, 2, script=paced_script)
-        connections = max(1, round(connections * rate / probe["rps"]))
+        connections = paced_connections(targets["gateway"], rate, paced_script)
         paced_rounds = alternate(targets, rounds, lambda name, url: b.wrk(
-            url, connections, per_round, script=paced_script))
+            url, connections, per_round, script=paced_script, cpu_of=cpu_of[name]))
         paced = {name: b.median_round(results) for name, results in paced_rounds.items()}
 
         # One connection, one request at a time: the time a request takes
@@ -276,6 +282,8 @@ def main() -> int:
         target = f"≤ +1 ms: {'met' if added <= 1.0 else 'MISSED'}" if key == "p99" else ""
         print(f"| half load: {key} ms | {paced['nginx'][key]:.3f} | {paced['gateway'][key]:.3f} | {added:+.3f} | {target} |")
     print(f"| half load: p99 added by round, ms | | | {', '.join(f'{a:+.2f}' for a in added_p99)} | |")
+    print(f"| half load: CPU µs per request (the proxy alone) | {b.micros(paced['nginx']['cpu_us'])} "
+          f"| {b.micros(paced['gateway']['cpu_us'])} | | |")
     for key in ("p50", "p99"):
         print(f"| one connection: {key} ms | {single['nginx'][key]:.3f} | {single['gateway'][key]:.3f} "
               f"| {single['gateway'][key] - single['nginx'][key]:+.3f} | |")
