@@ -14,6 +14,9 @@ extension UpstreamConnection {
                 // more (out of epoll, the peer is gone: read to its end).
                 if count < buffer.count, registration != nil { return }
             case .wouldBlock:
+                // Out of epoll nothing would say when more comes; a socket
+                // taken out for a failure should never get here.
+                if registration == nil { return endOfStream(reset: true) }
                 return
             case .closed:
                 return endOfStream(reset: false)
