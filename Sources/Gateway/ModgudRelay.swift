@@ -43,10 +43,10 @@ public struct ModgudRelay: Sendable {
 
     /// Modgud's JSON answer with its status, for endpoints whose answer
     /// holds nothing the gateway must keep (the uniform 200s, problem
-    /// details, name-required 400s). 5xx become 502.
+    /// details, name-required 400s). 5xx, and a refusal of the gateway's
+    /// own credentials, become 502.
     public func relay(_ reply: ModgudReply, endpoint: String, context: RequestContext) -> HTTPResponse {
-        if reply.isRateLimited { return rateLimitedResponse(reply, endpoint: endpoint, context: context) }
-        if reply.status.code >= 500 { return upstreamError(reply.status.code, endpoint: endpoint, context: context) }
+        if let failure = gatewayFailure(reply, endpoint: endpoint, context: context) { return failure }
         calls.increment([endpoint, reply.isSuccess ? "ok" : "refused"])
         var headers = HTTPHeaders()
         headers.add("Content-Type", reply.headers["Content-Type"] ?? "application/json")
@@ -56,10 +56,12 @@ public struct ModgudRelay: Sendable {
 
     /// An OAuth error from `/connect/token` or a Bearer endpoint, reduced to
     /// `error` and `error_description` (and `max_age`) so nothing else in
-    /// Modgud's body can leak through.
+    /// Modgud's body can leak through. Only a Bearer challenge goes along
+    /// (a step-up `401`): Modgud refusing the gateway's own credentials
+    /// (`invalid_client`, with a Basic challenge a browser would answer with
+    /// its password prompt) is the gateway's failure, a `502`.
     public func oauthError(_ reply: ModgudReply, endpoint: String, context: RequestContext) -> HTTPResponse {
-        if reply.isRateLimited { return rateLimitedResponse(reply, endpoint: endpoint, context: context) }
-        if reply.status.code >= 500 { return upstreamError(reply.status.code, endpoint: endpoint, context: context) }
+        if let failure = gatewayFailure(reply, endpoint: endpoint, context: context) { return failure }
         calls.increment([endpoint, "refused"])
         let json = reply.json
         var pairs: [(String, JSON)] = [("error", .string(reply.oauthError ?? reply.problemTitle ?? "request_refused"))]
@@ -69,8 +71,27 @@ public struct ModgudRelay: Sendable {
         }
         if let maxAge = json?.value(forKeyIgnoringCase: "max_age")?.intValue { pairs.append(("max_age", .int(Int64(maxAge)))) }
         var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
-        if let challenge = reply.headers["WWW-Authenticate"] { headers.add("WWW-Authenticate", challenge) }
+        if let challenge = reply.headers["WWW-Authenticate"], challenge.utf8.starts(with: "Bearer ".utf8) {
+            headers.add("WWW-Authenticate", challenge)
+        }
         return HTTPResponse(status: reply.status, headers: headers, bytes: JSON.makeObject(pairs).serialized)
+    }
+
+    /// The answer for a reply the browser had no part in: Modgud's 429
+    /// (relayed as it is), its 5xx, or its refusal of the gateway as a
+    /// client, which is logged as an error: `invalid_client` (a rotated
+    /// secret, a disabled client) or a forwarded address Modgud will not
+    /// take from it (`Auth.ForwarderNotTrusted`, `Auth.ForwardedAddressRequired`:
+    /// the client lacks `cap:trusted-forwarder`, or its credentials failed).
+    /// Nil for any other reply.
+    private func gatewayFailure(_ reply: ModgudReply, endpoint: String, context: RequestContext) -> HTTPResponse? {
+        if reply.isRateLimited { return rateLimitedResponse(reply, endpoint: endpoint, context: context) }
+        if reply.status.code >= 500 { return upstreamError(reply.status.code, endpoint: endpoint, context: context) }
+        guard let reason = reply.oauthError == "invalid_client" ? "invalid_client" : reply.problemTitle,
+              reason == "invalid_client" || Self.forwarderProblems.contains(reason) else { return nil }
+        calls.increment([endpoint, "client_refused"])
+        context.logger.error("modgud.client_refused", ["endpoint": .string(endpoint), "reason": .string(reason)])
+        return GatewayError(.badGateway, "upstream_error", "The identity server refused the gateway's client credentials.").response
     }
 
     /// A failure to get an answer at all.
@@ -92,6 +113,8 @@ public struct ModgudRelay: Sendable {
         context.logger.warning("modgud.server_error", ["endpoint": .string(endpoint), "status": .int(status)])
         return GatewayError(.badGateway, "upstream_error", "The identity server failed to answer.").response
     }
+
+    private static let forwarderProblems: Set<String> = ["Auth.ForwarderNotTrusted", "Auth.ForwardedAddressRequired"]
 
     /// Metric labels stay within a small alphabet whatever Modgud sends.
     static func label(_ text: String) -> String {

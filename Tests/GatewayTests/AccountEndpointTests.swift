@@ -109,24 +109,21 @@ struct AccountEndpointTests {
         await deployment.stop()
     }
 
-    /// Redis stalls past the gateway's command timeout while the logout
-    /// removes the record (which may still happen once Redis wakes): the
-    /// tokens this request read are revoked all the same and the cookie
-    /// expired, with the store's 503.
+    /// Redis holds writes past the gateway's command timeout while the
+    /// logout removes the record (which still happens once Redis lets it):
+    /// the tokens this request read are revoked all the same and the
+    /// cookie expired, with the store's 503.
     @Test func aLogoutWhoseRemovalFailsStillRevokesTheTokensAndExpiresTheCookie() async throws {
         let deployment = try await AccountDeployment.start()
         let browser = try await deployment.signedInBrowser()
         let session = try #require(try await deployment.session(of: browser))
         let refresh = try #require(session.data.tokens.refreshToken?.revealed)
-        // The second read comes from the session cache: the logout then
-        // finds the session without asking the stalled Redis.
-        #expect(try await browser.get("/bff/user").status == 200)
-        #expect(try await browser.get("/bff/user").status == 200)
         let mark = deployment.tap.mark
-        let stall = try ChildProcess.spawn(
-            ["/usr/bin/redis-cli", "-p", "\(deployment.harness.redis.port)", "DEBUG", "SLEEP", "1.5"], output: "/dev/null")
-        ChildProcess.reap(stall) {}
-        try await Task.sleep(for: .milliseconds(150))
+        // Reads go on (the logout reads the session), writes wait 2 s.
+        let pause = try ChildProcess.spawn(
+            ["/usr/bin/redis-cli", "-p", "\(deployment.harness.redis.port)", "CLIENT", "PAUSE", "2000", "WRITE"],
+            output: "/dev/null")
+        await withCheckedContinuation { done in ChildProcess.reap(pause) { done.resume() } }
 
         let loggedOut = try await browser.post("/bff/logout")
         #expect(loggedOut.status == 503)

@@ -127,6 +127,29 @@ struct SignInErrorTests {
         await harness.stop()
     }
 
+    /// Modgud refuses the gateway's own client credentials (a rotated
+    /// secret): the browser gets a 502, never Modgud's 401 with its Basic
+    /// challenge (which a browser answers with a password prompt) nor a
+    /// 400 that looks like its own mistake.
+    @Test func refusedClientCredentialsAre502WithoutAChallenge() async throws {
+        let harness = try await GatewayHarness.start(gateway: { $0.client = ClientCredentials(id: "bff", secret: Secret("rotated")) })
+        let browser = harness.browser()
+        let requested = try await browser.post("/bff/otp/request", ["email": "ada@example.com"])
+        let redeemed = try await browser.post("/bff/otp/redeem", ["email": "ada@example.com", "code": "123456"])
+        for refused in [requested, redeemed] {
+            #expect(refused.status == 502)
+            #expect(refused.json?["error"]?.stringValue == "upstream_error")
+            #expect(refused.header("WWW-Authenticate") == nil)
+        }
+        // The code request's refusal is the forwarder's problem, the token
+        // endpoint's a 401 `invalid_client`.
+        #expect(harness.answers.all.map(\.status.code).filter { $0 >= 400 } == [400, 401])
+        let logged = harness.logs.lines.filter { $0.contains(#""event":"modgud.client_refused""#) }
+        #expect(logged.count == 2)
+        #expect(logged.first?.contains("Auth.ForwarderNotTrusted") == true)
+        await harness.stop()
+    }
+
     @Test func unreachableModgudIs502() async throws {
         let harness = try await GatewayHarness.start(gateway: { $0.modgudURL = HTTPURL("http://127.0.0.1:1") })
         let response = try await harness.browser().post("/bff/otp/request", ["email": "ada@example.com"])
