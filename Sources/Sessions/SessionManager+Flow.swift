@@ -56,6 +56,24 @@ extension SessionManager {
         return .found(state)
     }
 
+    /// Puts back flow state that `takeFlow` took for a call Modgud turned
+    /// away without using it (a 429, a 5xx, a call never sent): sealed again
+    /// under the same cookie, with its original expiry, so the browser can
+    /// try once more. Nothing when the cookie is missing or the state has
+    /// expired meanwhile.
+    public func restoreFlow(_ state: FlowState, cookieHeader: String?) async throws(SessionError) {
+        guard let header = cookieHeader,
+              let value = CookieHeader.value(named: configuration.flowCookieName, in: header),
+              let handle = try derive({ () throws(CryptoError) in try RecordScheme.flow.handle(cookieValue: value) })
+        else { return }
+        let now = clock.unixMilliseconds()
+        guard state.expiresAt > now else { return }
+        let record = try sealed(state.encoded(), scheme: .flow, handle: handle, version: 1, absoluteExpiry: state.expiresAt)
+        try await call { () async throws(SessionStoreError) in
+            try await store.save(handle.storeKey, record: record, ttl: .milliseconds(Int64(state.expiresAt - now)))
+        }
+    }
+
     /// The flow state in `record`, checked: sealed for this cookie, intact,
     /// not expired.
     private func openFlow(_ record: StoredRecord, handle: RecordHandle) -> SessionLookup<FlowState> {

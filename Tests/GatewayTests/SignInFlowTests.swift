@@ -135,6 +135,31 @@ struct SignInFlowTests {
         await harness.stop()
     }
 
+    /// Modgud turns the second step away without using its `mfa_token`:
+    /// a 429 (relayed, with its `Retry-After`), a 5xx, a mistyped code. The
+    /// browser's next try still finds the step waiting, and signs in.
+    @Test func aSecondStepModgudTurnedAwayCanBeTriedAgain() async throws {
+        let harness = try await GatewayHarness.start()
+        let browser = harness.browser()
+        let grace = "grace@example.com"
+        #expect(try await Self.signInWithCode(harness, browser, email: grace).json?["error"]?.stringValue == "mfa_required")
+        let totp = try #require(harness.simulator.totpCode(for: grace))
+
+        harness.simulator.injectFault(path: "/connect/token", count: 1, .status(429))
+        #expect(try await browser.post("/bff/mfa", ["totpCode": .string(totp)]).status == 429)
+        harness.simulator.injectFault(path: "/connect/token", count: 1, .status(503))
+        #expect(try await browser.post("/bff/mfa", ["totpCode": .string(totp)]).status == 502)
+        let mistyped = String(totp.map { $0 == "9" ? "0" : Character(String(($0.wholeNumberValue ?? 0) + 1)) })
+        let wrong = try await browser.post("/bff/mfa", ["totpCode": .string(mistyped)])
+        #expect(wrong.json?["error"]?.stringValue == "invalid_grant")
+
+        let done = try await browser.post("/bff/mfa", ["totpCode": .string(totp)])
+        #expect(done.status == 200)
+        #expect(done.json?["user"]?["email"]?.stringValue == grace)
+        #expect(try await browser.post("/bff/mfa", ["totpCode": .string(totp)]).status == 400, "then single use")
+        await harness.stop()
+    }
+
     @Test func olderServerSecondFactorPromptAsksForTheFirstFactorAgain() async throws {
         let harness = try await GatewayHarness.start(simulator: { $0.responses.olderServerMfa = true })
         let browser = harness.browser()

@@ -34,13 +34,14 @@ struct RedeemEndpoints: Sendable {
             let flow = try await takeFlow(request, context) { $0.grant == TokenGrant.passkeyType && $0.ceremonyID != nil }
             guard let ceremony = flow.ceremonyID else { throw Self.noFlow }
             return try await completion.redeem(.passkey(ceremonyID: ceremony, assertion: assertion.serializedString),
-                                               request, context, endpoint: "passkey_redeem")
+                                               request, context, endpoint: "passkey_redeem", taken: flow)
         }
         router.add(.post, "/bff/mfa", options: options) { request, context in
             let input = try await JSONRequest.read(request, context: context)
             let totp = Secret(try input.digits("totpCode"))
             let flow = try await takeFlow(request, context) { $0.mfaToken != nil }
-            return try await completion.redeem(try Self.secondStep(flow, totp: totp), request, context, endpoint: "mfa")
+            return try await completion.redeem(try Self.secondStep(flow, totp: totp), request, context, endpoint: "mfa",
+                                               taken: flow, refusals: ["invalid_grant"])
         }
     }
 

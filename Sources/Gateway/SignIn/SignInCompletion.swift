@@ -15,12 +15,26 @@ struct SignInCompletion: Sendable {
     /// The sentence older Modgud servers use instead of `mfa_required`.
     static let olderServerMFA = "Two-factor authentication is required"
 
-    func redeem(_ grant: TokenGrant, _ request: HTTPRequest, _ context: RequestContext, endpoint: String) async throws -> HTTPResponse {
+    /// `taken`: the flow state this request took to make the grant (a
+    /// ceremony id, an `mfa_token`). It is put back when Modgud did not use
+    /// it: a 429 (whose `Retry-After` would otherwise invite a retry that
+    /// finds nothing), a 5xx, a call never sent, or one of `refusals` (a
+    /// mistyped second-factor code, whose `mfa_token` Modgud keeps for a
+    /// few tries). A token Modgud did spend only gets its refusal again.
+    func redeem(_ grant: TokenGrant, _ request: HTTPRequest, _ context: RequestContext, endpoint: String,
+                taken flow: FlowState? = nil, refusals: Set<String> = []) async throws -> HTTPResponse {
         let reply: ModgudReply
         do {
             reply = try await shared.modgud.token(grant, forwardedFor: shared.clientAddress(request))
         } catch {
+            if let flow, error == .unreachable || error == .timedOut(requestSent: false) {
+                await restore(flow, request, context)
+            }
             throw shared.relay.failure(error, endpoint: endpoint, context: context)
+        }
+        if let flow, !reply.isSuccess,
+           reply.isRateLimited || reply.status.code >= 500 || reply.oauthError.map(refusals.contains) == true {
+            await restore(flow, request, context)
         }
         if reply.isSuccess {
             guard let json = reply.json, let tokens = TokenSet(json: json) else {
@@ -108,6 +122,15 @@ struct SignInCompletion: Sendable {
             cookies.append(shared.sessions.expiringFlowCookie())
         }
         return .json(.ok, UserView.body(session), cookies: cookies)
+    }
+
+    /// Best effort: a flow that cannot be put back ends as it would have.
+    private func restore(_ flow: FlowState, _ request: HTTPRequest, _ context: RequestContext) async {
+        do {
+            try await shared.sessions.restoreFlow(flow, cookieHeader: SignInContext.cookieHeader(request))
+        } catch {
+            context.logger.warning("flow.restore_failed", ["reason": .string(error.description)])
+        }
     }
 
     /// Best effort: the refresh token (and with it, at Modgud, its family)
