@@ -49,7 +49,7 @@ let package = Package(
         // the forwarded address, and the classification of its answers.
         .target(name: "Modgud", dependencies: ["HTTPClient", "HTTP", "Core", "Crypto"], swiftSettings: onCallersExecutor),
         // Settings from the environment and a JSON file, validated at once.
-        .target(name: "Configuration", dependencies: ["Core"]),
+        .target(name: "Configuration", dependencies: ["Core", "CSystem"]),
         // Endpoints, middleware, admin listener.
         .target(name: "Gateway", dependencies: ["HTTP", "Configuration", "Observability", "Core", "Modgud", "Sessions", "SessionsRedis", "Redis", "HTTPClient", "System"], swiftSettings: onCallersExecutor),
         // WebAuthn: CBOR, COSE keys, attestation and assertion checks, and a
@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "Crypto", "Core"]),
         .testTarget(name: "ModgudSimulatorTests", dependencies: ["ModgudSimulator", "WebAuthn", "HTTP", "System", "Core", "Crypto", "TestSupport"]),
         .testTarget(name: "ModgudTests", dependencies: ["Modgud", "HTTPClient", "HTTP", "Core", "System", "TestSupport"]),
-        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
+        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "CSystem"]),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTP", "Configuration", "System", "TestSupport", "Core", "Modgud", "Sessions", "ModgudSimulator", "WebAuthn", "Crypto"]),
     ],
     swiftLanguageModes: [.v6]

@@ -19,6 +19,20 @@ extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int fl
 // pthread_setname_np is declared only under _GNU_SOURCE too.
 extern int pthread_setname_np(pthread_t thread, const char *name);
 
+// sched_getaffinity and sched_setaffinity are declared only under
+// _GNU_SOURCE too; a mask is plain bytes here, one bit per processor.
+extern int sched_getaffinity(int pid, size_t size, void *mask);
+extern int sched_setaffinity(int pid, size_t size, const void *mask);
+
+// The processors the calling thread may run on, or 0 when the mask cannot be read.
+static inline int csystem_affinity_count(void) {
+    unsigned char mask[128];
+    if (sched_getaffinity(0, sizeof mask, mask) != 0) return 0;
+    int count = 0;
+    for (unsigned i = 0; i < sizeof mask; i++) count += __builtin_popcount(mask[i]);
+    return count;
+}
+
 // errno is a macro over a thread-local function: read it through a function.
 static inline int csystem_errno(void) { return errno; }
 

@@ -21,7 +21,7 @@ public enum ConfigLoader {
         let redis = reader.value(.redisURL, RedisEndpoint.parse)
         let trustedProxies = reader.value(.trustedProxies, parseCIDRList)
         let routes = readRoutes(&reader)
-        let loops = reader.isGiven(.loops) ? reader.integer(.loops) : min(64, Host.onlineProcessorCount)
+        let loops = reader.isGiven(.loops) ? reader.integer(.loops) : min(64, Host.usableProcessorCount)
         let maxConnections = reader.integer(.maxConnections)
         let maxHeaderBytes = reader.integer(.maxHeaderBytes)
         let maxBodyBytes = reader.integer(.maxBodyBytes)

@@ -1,3 +1,4 @@
+import CSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -49,6 +50,14 @@ enum Host {
     /// `ProcessInfo.activeProcessorCount` reports on Linux. At least 1.
     static var onlineProcessorCount: Int {
         max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+
+    /// Processors the calling thread may run on (its affinity mask, as
+    /// `taskset`, a container's `--cpuset-cpus` or systemd's `CPUAffinity=`
+    /// set it), or those online where the mask cannot be read. At least 1.
+    static var usableProcessorCount: Int {
+        let count = Int(csystem_affinity_count())
+        return count > 0 ? count : onlineProcessorCount
     }
 
     private static func retryingEINTR<T: FixedWidthInteger>(_ call: () -> T) -> T {

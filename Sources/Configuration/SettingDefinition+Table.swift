@@ -49,7 +49,7 @@ extension SettingDefinition {
         summary: "API routes: a JSON array of `{prefix, upstream, token, resource?, methods?, maxBodyBytes?}` "
             + "(see Docs/configuration.md).")
     public static let loops = SettingDefinition(
-        "BFF_LOOPS", kind: .integer(1...64), default: .computed("number of CPU cores, at most 64"),
+        "BFF_LOOPS", kind: .integer(1...64), default: .computed("processors the process may run on (its affinity mask), at most 64"),
         summary: "Event-loop threads.")
     public static let maxConnections = SettingDefinition(
         "BFF_MAX_CONNECTIONS", kind: .integer(1...1_048_576), default: .value("16384"),

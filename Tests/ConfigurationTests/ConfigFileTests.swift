@@ -1,3 +1,4 @@
+import CSystem
 import Foundation
 import Testing
 @testable import Configuration
@@ -116,6 +117,22 @@ struct ConfigFileTests {
     @Test("the processor count is what Foundation reported")
     func processors() {
         #expect(Host.onlineProcessorCount == ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// `taskset -c 0`, on a thread of its own (an affinity belongs to the
+    /// thread that sets it): one loop by default, not one per processor online.
+    @Test("the default loop count follows the affinity mask")
+    func loopsFollowTheAffinityMask() async throws {
+        let counts: (Int, Int) = await withCheckedContinuation { done in
+            Thread {
+                var first = [UInt8](repeating: 0, count: 128)
+                first[0] = 1
+                let pinned = sched_setaffinity(0, first.count, &first) == 0
+                let config = try? loadConfig([:])
+                done.resume(returning: (pinned ? 1 : -1, config?.eventLoops ?? -1))
+            }.start()
+        }
+        #expect(counts == (1, 1))
     }
 
     @Test("trimming matches Foundation's character sets", arguments: [
