@@ -63,7 +63,10 @@ public enum ConfigLoader {
     static func readSignInSettings(_ reader: inout SettingReader) -> (inout GatewayConfig) -> Void {
         let forwarded = reader.choice(.forwardedHeader)
         let timeout = reader.integer(.modgudTimeout)
-        let caFile = reader.value(.modgudCAFile) { Result<String, ValueProblem>.success($0) }
+        // Read once here, so a typo fails `--check-config`, not every call to Modgud.
+        let caFile = reader.value(.modgudCAFile) { path -> Result<String, ValueProblem> in
+            Host.contents(of: path, limit: 16 << 20).map { _ in path }.mapError { ValueProblem("the file \(path) \($0.phrase)") }
+        }
         let scopes = reader.value(.scopes) { text -> Result<String, ValueProblem> in
             text.split(separator: " ").isEmpty ? .failure(ValueProblem("must name at least one scope")) : .success(text)
         }

@@ -1,12 +1,15 @@
 extension GatewayConfig: CustomStringConvertible {
+    /// `duration` in whole milliseconds, as the `_MS` settings give it.
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+
     /// Each setting with the value in force, in the table's order; secrets
     /// as `<redacted>`, the Redis password too, unset ones as `(not set)`.
     public func redactedSummary() -> [(String, String)] {
         let notSet = "(not set)"
-        func milliseconds(_ duration: Duration) -> String {
-            let (seconds, attoseconds) = duration.components
-            return String(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-        }
+        func milliseconds(_ duration: Duration) -> String { String(Self.milliseconds(duration)) }
         let values: [String: String] = [
             SettingDefinition.listen.name: listen.description,
             SettingDefinition.adminListen.name: adminListen.description,

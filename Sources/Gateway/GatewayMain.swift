@@ -28,17 +28,23 @@ public enum GatewayMain {
             return 2
         }
         if options.checkConfig {
-            writeOut("configuration ok\n\(config)", to: 1)
+            let cautions = config.cautions(openFileLimit: ResourceLimits.openFileHardLimit())
+            writeOut("configuration ok\n\(config)" + cautions.map { "\ncaution: " + $0 }.joined(), to: 1)
             return 0
         }
         return await serve(config)
     }
 
-    static func serve(_ config: GatewayConfig) async -> Int32 {
+    static func serve(_ configured: GatewayConfig) async -> Int32 {
         signal(SIGPIPE, SIG_IGN) // a closed peer or log pipe is an error return, never a crash
         let signals = SignalWaiter()
-        let logger = Logger(level: LogLevel(rawValue: config.logLevel.rawValue) ?? .info)
+        let logger = Logger(level: LogLevel(rawValue: configured.logLevel.rawValue) ?? .info)
         let openFiles = ResourceLimits.raiseOpenFileLimit()
+        for caution in configured.cautions(openFileLimit: openFiles) {
+            logger.warning("config.caution", ["text": .string(caution)])
+        }
+        var config = configured
+        config.maxConnections = configured.connectionCap(openFileLimit: openFiles)
         let group: EventLoopGroup
         do {
             group = try EventLoopGroup(loops: config.eventLoops)

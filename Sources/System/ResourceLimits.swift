@@ -18,4 +18,12 @@ public enum ResourceLimits {
         }
         return UInt64(limit.rlim_cur)
     }
+
+    /// The limit on open files `raiseOpenFileLimit` would raise to (the
+    /// hard limit), without raising it; 0 when it cannot be read.
+    public static func openFileHardLimit() -> UInt64 {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+        return UInt64(limit.rlim_max)
+    }
 }

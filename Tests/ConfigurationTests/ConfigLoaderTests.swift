@@ -91,6 +91,7 @@ struct ConfigLoaderTests {
             "BFF_LOG_LEVEL": "verbose",
             "BFF_ACCESS_LOG": "yes",
             "BFF_MAX_HEADERS_BYTES": "1",
+            "BFF_MODGUD_CA_FILE": "/nonexistent/ca.pem",
         ]
         let problems = try loadProblems(environment)
         let named = Set(problems.map(\.setting))
@@ -99,7 +100,7 @@ struct ConfigLoaderTests {
             "BFF_REDIS_URL", "BFF_TRUSTED_PROXIES", "BFF_ROUTES[0].prefix", "BFF_LOOPS", "BFF_MAX_CONNECTIONS",
             "BFF_MAX_HEADER_BYTES", "BFF_MAX_BODY_BYTES", "BFF_HEADER_TIMEOUT_MS", "BFF_BODY_TIMEOUT_MS",
             "BFF_IDLE_TIMEOUT_MS", "BFF_WRITE_TIMEOUT_MS", "BFF_SHUTDOWN_TIMEOUT_MS", "BFF_LOG_LEVEL",
-            "BFF_ACCESS_LOG", "BFF_MAX_HEADERS_BYTES",
+            "BFF_ACCESS_LOG", "BFF_MAX_HEADERS_BYTES", "BFF_MODGUD_CA_FILE",
         ]
         #expect(named == expected, "\(ConfigErrors(problems))")
         #expect(problems.count == expected.count, "\(ConfigErrors(problems))")
@@ -107,6 +108,7 @@ struct ConfigLoaderTests {
         #expect(text.hasPrefix("\(expected.count) configuration problems:"))
         #expect(text.contains("BFF_TRUSTED_PROXIES: \"nonsense\", \"10.0.0.0/33\" are not CIDR blocks"))
         #expect(text.contains("BFF_MAX_HEADERS_BYTES: is not a known setting; did you mean BFF_MAX_HEADER_BYTES?"))
+        #expect(text.contains("BFF_MODGUD_CA_FILE: the file /nonexistent/ca.pem does not exist"))
         #expect(text.contains("BFF_LOG_LEVEL: \"verbose\" must be one of debug, info, warning, error"))
         #expect(text.contains("BFF_MAX_HEADER_BYTES: \"100\" must be an integer from 1024 to 1048576"))
     }

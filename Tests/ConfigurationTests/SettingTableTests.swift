@@ -86,10 +86,16 @@ struct DocumentationTests {
         #expect(try loadConfig(environment).description == loadConfig().description)
     }
 
-    @Test("Config/modgud-bff.example.json loads, with the secret from the environment")
+    @Test("Config/modgud-bff.example.json loads, with the secrets and the CA file from the environment")
     func jsonExample() throws {
         let path = Self.root.appendingPathComponent("Config/modgud-bff.example.json").path
-        let config = try loadConfig(["BFF_CLIENT_SECRET": "from-env", "BFF_M2M_CLIENT_SECRET": "m2m-from-env"], file: path)
+        // The example's CA file exists only where the gateway is deployed;
+        // the loader reads it, so one that exists stands in for it.
+        let caFile = FileManager.default.temporaryDirectory.appendingPathComponent("modgud-ca-\(UUID().uuidString).pem").path
+        try Data("-----BEGIN CERTIFICATE-----\n".utf8).write(to: URL(fileURLWithPath: caFile))
+        defer { try? FileManager.default.removeItem(atPath: caFile) }
+        let config = try loadConfig(["BFF_CLIENT_SECRET": "from-env", "BFF_M2M_CLIENT_SECRET": "m2m-from-env",
+                                     "BFF_MODGUD_CA_FILE": caFile], file: path)
         #expect(config.routes.count == 4)
         #expect(config.publicOrigin.description == "https://app.example.com")
         #expect(config.client?.secret.revealed == "from-env")

@@ -12,10 +12,13 @@ struct GatewayMainTests {
         var stderr: String
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:], signalAfter: Double? = nil) throws -> Run {
+    /// Runs the binary (through `launcher`, a command that execs it, when given).
+    static func run(_ arguments: [String], environment: [String: String] = [:], signalAfter: Double? = nil,
+                    launcher: [String] = []) throws -> Run {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try GatewayProcess.binary())   // built next to the tests
-        process.arguments = arguments
+        let command = launcher + [try GatewayProcess.binary()]   // built next to the tests
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst()) + arguments
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BFF_") }
         env.merge(environment) { $1 }
         process.environment = env
@@ -44,6 +47,15 @@ struct GatewayMainTests {
         #expect(!(run.stdout + run.stderr).contains("very-secret-value"))
     }
 
+    @Test func checkConfigPrintsCautions() throws {
+        let run = try Self.run(["--check-config"], environment: [
+            "BFF_MODGUD_URL": "http://127.0.0.1:1", "BFF_CLIENT_ID": "bff", "BFF_CLIENT_SECRET": "s",
+            "BFF_SHUTDOWN_TIMEOUT_MS": "1000",
+        ])
+        #expect(run.status == 0, "a caution is not a problem")
+        #expect(run.stdout.contains("\ncaution: BFF_SHUTDOWN_TIMEOUT_MS (1000) is below BFF_MODGUD_TIMEOUT_MS + 5000 (15000)"))
+    }
+
     @Test func badSettingsAreAllReportedAndExitNonZero() throws {
         let run = try Self.run(["--check-config"], environment: [
             "BFF_LISTEN": "nowhere", "BFF_MAX_HEADER_BYTES": "-5", "BFF_TRUSTED_PROXIES": "10.0.0.0/99",
@@ -63,6 +75,18 @@ struct GatewayMainTests {
         let run = try Self.run(["--help"])
         #expect(run.status == 0)
         #expect(run.stdout.contains("--check-config"))
+    }
+
+    /// 2048 open files: room for 1024 connections beside the headroom, not
+    /// the default 16384; the gateway lowers its cap and says why.
+    @Test func aLowOpenFileLimitLowersTheConnectionCap() throws {
+        let run = try Self.run([], environment: ["BFF_LISTEN": "127.0.0.1:0", "BFF_ADMIN_LISTEN": "127.0.0.1:0"],
+                               signalAfter: 1.0, launcher: ["/usr/bin/prlimit", "--nofile=2048:2048"])
+        #expect(run.status == 0)
+        let caution = run.stdout.split(separator: "\n").first { $0.contains(#""event":"config.caution""#) }
+        #expect(caution?.contains("the open-file limit (2048)") == true)
+        #expect(caution?.contains("connections are capped at 1024") == true)
+        #expect(run.stdout.contains(#""event":"gateway.started""#))
     }
 
     @Test func startsAndStopsGracefullyOnSIGTERM() throws {
