@@ -32,8 +32,11 @@ final class SessionCacheMetrics: Sendable {
     func update() {
         current.set([], to: cache.isCurrent ? 1 : 0)
         entries.set([], to: Double(cache.count))
-        let now = cache.statistics
         seen.withLock { seen in
+            // Read under this lock: two scrapes at once (on two loops) must
+            // not store an older reading over a newer one, which would
+            // count its difference twice.
+            let now = cache.statistics
             Self.advance(lookups, ["hit"], seen.hits, now.hits)
             Self.advance(lookups, ["miss"], seen.misses, now.misses)
             Self.advance(invalidations, [], seen.invalidations, now.invalidations)
