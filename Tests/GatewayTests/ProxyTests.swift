@@ -78,6 +78,27 @@ struct ProxyTests {
         await upstream.stop()
     }
 
+    /// A route for every path (`/`) still leaves `/bff/` to the gateway: a
+    /// path there no endpoint serves, or a method an endpoint does not
+    /// take, is the gateway's 404, never sent upstream.
+    @Test func aRouteForEveryPathLeavesTheGatewaysOwnPathsAlone() async throws {
+        let upstream = try await EchoUpstream.start()
+        let harness = try await GatewayHarness.start(gateway: {
+            $0.routes = [RouteConfig(prefix: "/", upstream: upstream.url("/base/"), token: .userOrAnonymous)]
+        })
+        let browser = harness.browser()
+        #expect(try await browser.get("/echo").status == 200)
+        for path in ["/bff/no-such-endpoint", "/bff/logout", "/BFF/User"] {
+            let answer = try await browser.get(path)
+            #expect(answer.status == 404, "\(path)")
+            #expect(answer.json?["error"]?.stringValue == "not_found")
+        }
+        #expect(upstream.requests.map(\.target) == ["/base/echo"])
+        #expect(try await browser.get("/bff/user").status == 401, "the gateway's own endpoint still answers")
+        await harness.stop()
+        await upstream.stop()
+    }
+
     @Test func userOrAnonymousAndNoneModes() async throws {
         let upstream = try await EchoUpstream.start()
         let harness = try await GatewayHarness.start(gateway: {

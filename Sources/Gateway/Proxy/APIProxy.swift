@@ -55,7 +55,7 @@ struct APIProxy: Sendable {
     func forward(_ request: HTTPRequest, route: RouteConfig, base: String, context: RequestContext) async throws -> HTTPResponse {
         let path = request.path
         // By bytes: the prefix is ASCII, and counting characters walks graphemes.
-        guard path.utf8.starts(with: route.prefix.utf8) else { throw GatewayError.notFound }
+        guard path.utf8.starts(with: route.prefix.utf8), !Self.isGatewayOwn(path) else { throw GatewayError.notFound }
         let rest = Substring(path.utf8.dropFirst(route.prefix.utf8.count))
         if let problem = Self.targetProblem(path: rest, query: request.head.query) {
             throw GatewayError.badRequest(problem)
@@ -218,6 +218,15 @@ struct APIProxy: Sendable {
     /// without a lower-cased copy per field.
     static func isNamed(_ name: String, in fixed: FieldNameSet, or listed: [Substring]) -> Bool {
         fixed.contains(name) || listed.contains { name.equalsIgnoringASCIICase($0) }
+    }
+
+    /// Whether `path` is under `/bff/` (in any case), which the gateway's
+    /// own endpoints use: a route whose prefix covers it (`/`) never sends
+    /// such a path upstream with the user's token, be it a typo or a
+    /// method the endpoint does not take.
+    static func isGatewayOwn(_ path: Substring) -> Bool {
+        let own = "/bff/".utf8
+        return path.utf8.count >= own.count && zip(path.utf8, own).allSatisfy { ($0 | 0x20) == ($1 | 0x20) }
     }
 
     /// Why the part of a path after a route's prefix (and its query) must
