@@ -32,6 +32,8 @@ public final class HTTPServer: Sendable {
         var address = configuration.address
         var fds: [Int32] = []
         do {
+            // A fixed port: refused when another process listens there.
+            if address.port != 0 { try Socket.checkUnused(address) }
             for _ in loops {
                 let fd = try Socket.listen(on: address, reusePort: true)
                 fds.append(fd)

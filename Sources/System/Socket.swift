@@ -19,8 +19,19 @@ public enum IOResult: Equatable, Sendable {
 /// or returns a raw descriptor; ownership lives with the caller's type
 /// (a listener or a connection), which closes it exactly once.
 public enum Socket {
+    /// Throws `EADDRINUSE` when something listens on `address` already.
+    /// Listeners sharing a port through `SO_REUSEPORT` would let a second
+    /// process with the same user join the port group without an error
+    /// (and take half the connections); a bind without that option, made
+    /// and closed first, refuses to share.
+    public static func checkUnused(_ address: SocketAddress) throws(SystemError) {
+        let fd = try listen(on: address, reusePort: false, listening: false)
+        Glibc.close(fd)
+    }
+
     /// A non-blocking listening TCP socket bound to `address`.
-    public static func listen(on address: SocketAddress, reusePort: Bool, backlog: Int32 = 4096) throws(SystemError) -> Int32 {
+    public static func listen(on address: SocketAddress, reusePort: Bool, backlog: Int32 = 4096,
+                              listening: Bool = true) throws(SystemError) -> Int32 {
         let family = address.ip.isIPv4 ? AF_INET : AF_INET6
         let fd = try systemCall("socket") {
             Glibc.socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -36,7 +47,7 @@ public enum Socket {
             _ = try address.withSockAddr { (sa, len) throws(SystemError) in
                 try systemCall("bind") { Glibc.bind(fd, sa, len) }
             }
-            _ = try systemCall("listen") { Glibc.listen(fd, backlog) }
+            if listening { _ = try systemCall("listen") { Glibc.listen(fd, backlog) } }
         } catch {
             Glibc.close(fd)
             throw error

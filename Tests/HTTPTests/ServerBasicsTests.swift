@@ -90,6 +90,26 @@ struct ServerBasicsTests {
         await server.stop()
     }
 
+    /// Listeners share their port through `SO_REUSEPORT`; a second server
+    /// (another process, as far as the kernel knows) must still be refused
+    /// the port rather than join and take half the connections.
+    @Test func aPortInUseIsRefused() async throws {
+        let group = try EventLoopGroup(loops: 2)
+        let port = try #require(LoopbackPort.free())
+        let address = SocketAddress(ip: .v4(0x7F00_0001), port: port)
+        let first = HTTPServer(configuration: HTTPServerConfiguration(address: address), loops: group.loops) { _ in .text("first") }
+        try await first.start()
+        let second = HTTPServer(configuration: HTTPServerConfiguration(address: address), loops: group.loops) { _ in .text("second") }
+        await #expect(throws: SystemError.self) { try await second.start() }
+        for _ in 0..<8 {
+            let client = try RawClient(port: port)
+            await client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            #expect(await client.readResponses(1).first?.bodyText == "first")
+        }
+        await first.shutdown(gracePeriod: .milliseconds(100))
+        group.shutdown()
+    }
+
     @Test func servesIPv6Loopback() async throws {
         let group = try EventLoopGroup(loops: 1)
         let server = HTTPServer(configuration: HTTPServerConfiguration(address: SocketAddress(ip: .v6(high: 0, low: 1), port: 0)),
