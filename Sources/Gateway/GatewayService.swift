@@ -126,6 +126,12 @@ public final class GatewayService: Sendable {
         for attempt in 1... {
             if await modgud.discover() {
                 logger.info("modgud.discovered", ["attempts": .int(attempt)])
+                let ignored = modgud.endpoints.ignored
+                if !ignored.isEmpty {
+                    logger.warning("modgud.discovery_endpoints_ignored", [
+                        "keys": .string(ignored.joined(separator: ",")), "reason": "not on the scheme, host and port of BFF_MODGUD_URL",
+                    ])
+                }
                 return
             }
             if attempt == 1 { logger.warning("modgud.discovery_failed", ["retrying": .bool(true)]) }

@@ -42,7 +42,8 @@ public final class ModgudClient: Sendable {
     public var endpoints: ModgudEndpoints { endpointsState.withLock { $0 } }
 
     /// Reads `/.well-known/openid-configuration` and adopts its endpoint
-    /// URLs. Returns whether Modgud answered with a usable document.
+    /// URLs (see `ModgudEndpoints.init(base:discovery:)` for those it will
+    /// not). Returns whether Modgud answered with a usable document.
     @discardableResult
     public func discover() async -> Bool {
         let url = configuration.baseURL + "/.well-known/openid-configuration"

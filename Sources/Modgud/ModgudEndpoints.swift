@@ -18,6 +18,9 @@ public struct ModgudEndpoints: Sendable, Equatable {
     public var passkeyEnrollBegin: String
     public var passkeyEnroll: String
     public var passkeys: String
+    /// Discovery keys whose URL was not adopted: a secret-bearing endpoint
+    /// on another scheme, host or port than the base URL.
+    public var ignored: [String] = []
 
     /// The documented paths under `base`.
     public init(base: String) {
@@ -41,18 +44,44 @@ public struct ModgudEndpoints: Sendable, Equatable {
     /// The documented paths, with the OIDC ones taken from a discovery
     /// document where it names them. The non-OIDC endpoints (native sign-in,
     /// passkeys, app-info) are not in discovery and stay under the base.
+    ///
+    /// The endpoints the gateway calls with its client secret or a user's
+    /// token (token, userinfo, revocation, introspection) are adopted only
+    /// on the base URL's own scheme, host and port: a document naming
+    /// `http://` behind a TLS-terminating balancer, or another host, would
+    /// otherwise send the secret and refresh tokens there. Such a URL is
+    /// left out (`ignored`) and the documented path under the base used.
     public init(base: String, discovery: JSON) {
         self.init(base: base)
-        func url(_ key: String) -> String? {
+        let origin = Self.origin(of: base)
+        var ignored: [String] = []
+        func url(_ key: String, sameOrigin: Bool = false) -> String? {
             guard let value = discovery[key]?.stringValue, value.hasPrefix("http://") || value.hasPrefix("https://") else { return nil }
+            guard !sameOrigin || Self.origin(of: value) == origin else {
+                ignored.append(key)
+                return nil
+            }
             return value
         }
         issuer = url("issuer") ?? issuer
-        token = url("token_endpoint") ?? token
-        userinfo = url("userinfo_endpoint") ?? userinfo
-        revocation = url("revocation_endpoint") ?? revocation
-        introspection = url("introspection_endpoint") ?? introspection
+        token = url("token_endpoint", sameOrigin: true) ?? token
+        userinfo = url("userinfo_endpoint", sameOrigin: true) ?? userinfo
+        revocation = url("revocation_endpoint", sameOrigin: true) ?? revocation
+        introspection = url("introspection_endpoint", sameOrigin: true) ?? introspection
         jwks = url("jwks_uri") ?? jwks
         authorization = url("authorization_endpoint") ?? authorization
+        self.ignored = ignored
+    }
+
+    /// `scheme://authority` of `url` (an `http` or `https` URL), lower-cased.
+    static func origin(of url: String) -> String {
+        let bytes = Array(url.utf8)
+        let slashes = Array("://".utf8)
+        guard let schemeEnd = (0...max(0, bytes.count - slashes.count)).first(where: {
+            bytes[$0...].starts(with: slashes)
+        }) else { return url.lowercased() }
+        let authorityStart = schemeEnd + slashes.count
+        let end = bytes[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+        return String(decoding: bytes[..<(end ?? bytes.count)], as: UTF8.self).lowercased()
     }
 }

@@ -118,6 +118,9 @@ struct AccountEndpointTests {
         let browser = try await deployment.signedInBrowser()
         let session = try #require(try await deployment.session(of: browser))
         let refresh = try #require(session.data.tokens.refreshToken?.revealed)
+        // The first look at a session renews its idle timeout (a write);
+        // made here, the logout's own look is a read.
+        #expect(try await browser.get("/bff/user").status == 200)
         let mark = deployment.tap.mark
         // Reads go on (the logout reads the session), writes wait 2 s.
         let pause = try ChildProcess.spawn(

@@ -74,5 +74,26 @@ struct ModgudMessageTests {
         #expect(endpoints.token == "https://id.example.com/t")
         #expect(endpoints.jwks == "https://id.example.com/.well-known/jwks", "a non-http URL is ignored")
         #expect(endpoints.otpRequest == "https://id.example.com/api/account/native/otp/request")
+        #expect(endpoints.ignored.isEmpty)
+    }
+
+    /// The client secret and refresh tokens go to the token endpoint: a
+    /// document naming plain `http`, another host or another port for an
+    /// endpoint called with a secret is not followed there.
+    @Test func secretBearingEndpointsStayOnTheBaseOrigin() throws {
+        let discovery = try JSON.parse(#"""
+        {"issuer":"https://id.example.com","token_endpoint":"http://id.example.com/connect/token",
+         "userinfo_endpoint":"https://evil.example.net/connect/userinfo",
+         "revocation_endpoint":"https://id.example.com:8443/connect/revoke",
+         "introspection_endpoint":"https://ID.Example.com/connect/introspect2",
+         "authorization_endpoint":"https://login.example.com/connect/authorize"}
+        """#)
+        let endpoints = ModgudEndpoints(base: "https://id.example.com", discovery: discovery)
+        #expect(endpoints.token == "https://id.example.com/connect/token")
+        #expect(endpoints.userinfo == "https://id.example.com/connect/userinfo")
+        #expect(endpoints.revocation == "https://id.example.com/connect/revoke")
+        #expect(endpoints.introspection == "https://ID.Example.com/connect/introspect2", "the same host in another case")
+        #expect(endpoints.authorization == "https://login.example.com/connect/authorize", "a browser's redirect, no secret")
+        #expect(endpoints.ignored == ["token_endpoint", "userinfo_endpoint", "revocation_endpoint"])
     }
 }
