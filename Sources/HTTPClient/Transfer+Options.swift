@@ -44,7 +44,13 @@ extension Transfer {
         // TLS.
         long(CURLOPT_SSL_VERIFYPEER, configuration.verifyTLS ? 1 : 0)
         long(CURLOPT_SSL_VERIFYHOST, configuration.verifyTLS ? 2 : 0)
-        if let caFile = configuration.caFile { string(CURLOPT_CAINFO, caFile) }
+        if let caFile = configuration.caFile {
+            string(CURLOPT_CAINFO, caFile)
+            // Instead of the system's CAs, not beside them: Debian's libcurl
+            // also reads its built-in CA directory (/etc/ssl/certs) unless
+            // that is cleared too.
+            if ccurl_easy_setopt_pointer(easy, CURLOPT_CAPATH, nil) != CURLE_OK { failed = true }
+        }
         if request.decodeContentEncoding { string(CURLOPT_ACCEPT_ENCODING, "") }
         // Size.
         responseLimit = request.maxResponseBytes ?? (streamed ? nil : configuration.maxResponseBytes)
