@@ -273,6 +273,15 @@ final class HTTPConnection: EventLoopHandler {
 
     /// Closes the descriptor after taking it out of epoll; fails any reader
     /// or writer still waiting on this connection.
+    /// Ends a response that failed midway with a reset, so that the client
+    /// can never take a cut body for a whole one (a body framed by the
+    /// close would otherwise just end).
+    func abort() {
+        guard !closed else { return }
+        Socket.resetOnClose(fd)
+        close()
+    }
+
     func close() {
         guard !closed else { return }
         closed = true

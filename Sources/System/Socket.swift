@@ -164,6 +164,13 @@ public enum Socket {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))
     }
 
+    /// Makes the next `close` reset the connection (`SO_LINGER` 0) instead
+    /// of ending it with a FIN: the peer then sees a failure, not an end.
+    public static func resetOnClose(_ fd: Int32) {
+        var abort = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, socklen_t(MemoryLayout<linger>.size))
+    }
+
     private static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) throws(SystemError) {
         var value = value
         _ = try systemCall("setsockopt") {

@@ -77,6 +77,23 @@ public final class RawClient: @unchecked Sendable {
         }
     }
 
+    /// Reads until the peer ends the connection; everything received, and
+    /// whether it ended with a reset rather than a close.
+    public func readToEndOrReset() async -> (bytes: [UInt8], reset: Bool) {
+        await blocking { [fd] in
+            var all: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n > 0 {
+                    all.append(contentsOf: buffer[0..<n])
+                    continue
+                }
+                return (all, n < 0 && errno == ECONNRESET)
+            }
+        }
+    }
+
     /// Reads exactly `count` complete responses (Content-Length or chunked
     /// framed), or as many as arrive before close or timeout.
     public func readResponses(_ count: Int) async -> [RawResponse] {
