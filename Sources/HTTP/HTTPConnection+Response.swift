@@ -30,7 +30,7 @@ extension HTTPConnection {
             try await producer(ConnectionBodyWriter(connection: LoopBound(self, loop: loop)))
             endStreamedBody()
         } catch {
-            abort()
+            close()
         }
     }
 
@@ -62,7 +62,7 @@ extension HTTPConnection {
             // Chunked whenever HTTP/1.1, closing or not: its last chunk is
             // what tells a whole body from a cut one. HTTP/1.0 has no
             // chunked coding (RFC 9112 §6.1): close-delimited, and a failure
-            // then ends the connection with a reset (`abort`).
+            // then ends the connection with a reset (`close`).
             let chunked = length == nil && mayHaveBody && !isHTTP10
             if length == nil, !chunked { keepAlive = false } // close-delimited
             writeHead(response, length: mayHaveBody ? length : nil, chunked: chunked)
@@ -94,7 +94,7 @@ extension HTTPConnection {
         response.sentBodyBytes += bytes.count
         if let declared = response.declaredLength, response.sentBodyBytes > declared {
             continuation.resume(throwing: HTTPWriteError())
-            abort()
+            close()
             return
         }
         if response.chunked { output.append(contentsOf: Array(String(bytes.count, radix: 16).utf8) + [0x0D, 0x0A]) }
@@ -113,7 +113,7 @@ extension HTTPConnection {
     func endStreamedBody() {
         guard !closed, responseStarted, !responseFinished else { return }
         if let declared = response.declaredLength, response.sentBodyBytes != declared {
-            abort() // a short body must not look complete
+            close() // a short body must not look complete, and is reset
             return
         }
         if response.chunked { output.append(contentsOf: Array("0\r\n\r\n".utf8)) }

@@ -273,18 +273,14 @@ final class HTTPConnection: EventLoopHandler {
 
     /// Closes the descriptor after taking it out of epoll; fails any reader
     /// or writer still waiting on this connection.
-    /// Ends a response that failed midway with a reset, so that the client
-    /// can never take a cut body for a whole one (a body framed by the
-    /// close would otherwise just end).
-    func abort() {
-        guard !closed else { return }
-        Socket.resetOnClose(fd)
-        close()
-    }
-
+    /// Closes the connection at once. A response still being written (a
+    /// stream that failed, a write timeout, a forced shutdown) ends with a
+    /// reset, so that the client can never take a cut body for a whole one
+    /// (a body framed by the close would otherwise just end).
     func close() {
         guard !closed else { return }
         closed = true
+        if responseStarted, !responseFinished { Socket.resetOnClose(fd) }
         if let registration { loop.deregister(registration, fd: fd) }
         registration = nil
         Socket.close(fd)

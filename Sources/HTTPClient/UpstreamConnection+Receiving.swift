@@ -170,10 +170,12 @@ extension UpstreamConnection {
 
     /// The server closed its side, or reset the connection. A reset never
     /// ends a body that runs until the close: what came before it may be
-    /// cut anywhere.
+    /// cut anywhere. Neither does a close after a send failed: the kernel
+    /// hands a reset to whichever call comes first, and a send that took it
+    /// leaves the next read to find a plain end of stream.
     private func endOfStream(reset: Bool) {
         guard let exchange else { return close() }
-        if !reset, let response, response.framing == .untilClose {
+        if !reset, !sendBroken, let response, response.framing == .untilClose {
             responseDone = true
             return complete(extraBytes: false)
         }

@@ -136,8 +136,10 @@ struct SignInFlowTests {
     }
 
     /// Modgud turns the second step away without using its `mfa_token`:
-    /// a 429 (relayed, with its `Retry-After`), a 5xx, a mistyped code. The
-    /// browser's next try still finds the step waiting, and signs in.
+    /// a 429 (relayed, with its `Retry-After`), a 5xx. The browser's next
+    /// try still finds the step waiting, and signs in. A mistyped code is
+    /// not put back: Modgud's `invalid_grant` says the same for a spent
+    /// token, so the browser starts again.
     @Test func aSecondStepModgudTurnedAwayCanBeTriedAgain() async throws {
         let harness = try await GatewayHarness.start()
         let browser = harness.browser()
@@ -149,14 +151,19 @@ struct SignInFlowTests {
         #expect(try await browser.post("/bff/mfa", ["totpCode": .string(totp)]).status == 429)
         harness.simulator.injectFault(path: "/connect/token", count: 1, .status(503))
         #expect(try await browser.post("/bff/mfa", ["totpCode": .string(totp)]).status == 502)
-        let mistyped = String(totp.map { $0 == "9" ? "0" : Character(String(($0.wholeNumberValue ?? 0) + 1)) })
-        let wrong = try await browser.post("/bff/mfa", ["totpCode": .string(mistyped)])
-        #expect(wrong.json?["error"]?.stringValue == "invalid_grant")
-
         let done = try await browser.post("/bff/mfa", ["totpCode": .string(totp)])
         #expect(done.status == 200)
         #expect(done.json?["user"]?["email"]?.stringValue == grace)
         #expect(try await browser.post("/bff/mfa", ["totpCode": .string(totp)]).status == 400, "then single use")
+
+        // A mistyped code: the step is gone, the browser starts again.
+        let other = harness.browser()
+        #expect(try await Self.signInWithCode(harness, other, email: grace).json?["error"]?.stringValue == "mfa_required")
+        let fresh = try #require(harness.simulator.totpCode(for: grace))
+        let mistyped = String(fresh.map { $0 == "9" ? "0" : Character(String(($0.wholeNumberValue ?? 0) + 1)) })
+        #expect(try await other.post("/bff/mfa", ["totpCode": .string(mistyped)]).json?["error"]?.stringValue == "invalid_grant")
+        let gone = try await other.post("/bff/mfa", ["totpCode": .string(fresh)])
+        #expect(gone.json?["error"]?.stringValue == "invalid_request", "no step waiting")
         await harness.stop()
     }
 

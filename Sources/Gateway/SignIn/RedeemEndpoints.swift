@@ -41,7 +41,7 @@ struct RedeemEndpoints: Sendable {
             let totp = Secret(try input.digits("totpCode"))
             let flow = try await takeFlow(request, context) { $0.mfaToken != nil }
             return try await completion.redeem(try Self.secondStep(flow, totp: totp), request, context, endpoint: "mfa",
-                                               taken: flow, refusals: ["invalid_grant"])
+                                               taken: flow)
         }
     }
 

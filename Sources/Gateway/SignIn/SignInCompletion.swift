@@ -18,11 +18,12 @@ struct SignInCompletion: Sendable {
     /// `taken`: the flow state this request took to make the grant (a
     /// ceremony id, an `mfa_token`). It is put back when Modgud did not use
     /// it: a 429 (whose `Retry-After` would otherwise invite a retry that
-    /// finds nothing), a 5xx, a call never sent, or one of `refusals` (a
-    /// mistyped second-factor code, whose `mfa_token` Modgud keeps for a
-    /// few tries). A token Modgud did spend only gets its refusal again.
+    /// finds nothing), a 5xx, a call never sent. Not after `invalid_grant`:
+    /// Modgud's refusal is the same for a mistyped code and for a spent or
+    /// expired `mfa_token`, and a dead one put back would answer every try
+    /// until the flow expires, instead of "start again".
     func redeem(_ grant: TokenGrant, _ request: HTTPRequest, _ context: RequestContext, endpoint: String,
-                taken flow: FlowState? = nil, refusals: Set<String> = []) async throws -> HTTPResponse {
+                taken flow: FlowState? = nil) async throws -> HTTPResponse {
         let reply: ModgudReply
         do {
             reply = try await shared.modgud.token(grant, forwardedFor: shared.clientAddress(request))
@@ -32,8 +33,7 @@ struct SignInCompletion: Sendable {
             }
             throw shared.relay.failure(error, endpoint: endpoint, context: context)
         }
-        if let flow, !reply.isSuccess,
-           reply.isRateLimited || reply.status.code >= 500 || reply.oauthError.map(refusals.contains) == true {
+        if let flow, !reply.isSuccess, reply.isRateLimited || reply.status.code >= 500 {
             await restore(flow, request, context)
         }
         if reply.isSuccess {
