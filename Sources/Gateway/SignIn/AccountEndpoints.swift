@@ -40,7 +40,12 @@ struct AccountEndpoints: Sendable {
             let (reply, _) = try await callWithUserToken(.post, shared.modgud.endpoints.passkeyEnroll, request, context,
                                                          endpoint: "passkey_enroll", json: body, session: session)
             var response = answer(reply, endpoint: "passkey_enroll", context: context)
-            response.headers.add("Set-Cookie", shared.sessions.expiringFlowCookie())
+            if reply.isRateLimited || reply.status.code >= 500 {
+                // Turned away unused: the ceremony stays for the retry.
+                await shared.restoreFlow(flow, request, context)
+            } else {
+                response.headers.add("Set-Cookie", shared.sessions.expiringFlowCookie())
+            }
             return response
         }
         router.add(.delete, "/bff/passkeys/{id}", options: options) { request, context in

@@ -29,12 +29,12 @@ struct SignInCompletion: Sendable {
             reply = try await shared.modgud.token(grant, forwardedFor: shared.clientAddress(request))
         } catch {
             if let flow, error == .unreachable || error == .timedOut(requestSent: false) {
-                await restore(flow, request, context)
+                await shared.restoreFlow(flow, request, context)
             }
             throw shared.relay.failure(error, endpoint: endpoint, context: context)
         }
         if let flow, !reply.isSuccess, reply.isRateLimited || reply.status.code >= 500 {
-            await restore(flow, request, context)
+            await shared.restoreFlow(flow, request, context)
         }
         if reply.isSuccess {
             guard let json = reply.json, let tokens = TokenSet(json: json) else {
@@ -122,15 +122,6 @@ struct SignInCompletion: Sendable {
             cookies.append(shared.sessions.expiringFlowCookie())
         }
         return .json(.ok, UserView.body(session), cookies: cookies)
-    }
-
-    /// Best effort: a flow that cannot be put back ends as it would have.
-    private func restore(_ flow: FlowState, _ request: HTTPRequest, _ context: RequestContext) async {
-        do {
-            try await shared.sessions.restoreFlow(flow, cookieHeader: SignInContext.cookieHeader(request))
-        } catch {
-            context.logger.warning("flow.restore_failed", ["reason": .string(error.description)])
-        }
     }
 
     /// Best effort: the refresh token (and with it, at Modgud, its family)

@@ -47,6 +47,17 @@ public struct SignInContext: Sendable {
         return lookup.value
     }
 
+    /// Puts back flow state a request took for a call Modgud turned away
+    /// without using it (`SessionManager.restoreFlow`). Best effort: a flow
+    /// that cannot be put back ends as it would have.
+    func restoreFlow(_ flow: FlowState, _ request: HTTPRequest, _ context: RequestContext) async {
+        do {
+            try await sessions.restoreFlow(flow, cookieHeader: Self.cookieHeader(request))
+        } catch {
+            context.logger.warning("flow.restore_failed", ["reason": .string(error.description)])
+        }
+    }
+
     /// Runs a session-store operation; a store that is down or slow becomes
     /// `503 store_unavailable` with `Retry-After`, anything else a 500.
     func store<T>(_ context: RequestContext, _ body: () async throws(SessionError) -> T) async throws -> T {
