@@ -272,11 +272,10 @@ final class HTTPConnection: EventLoopHandler {
     // MARK: Closing
 
     /// Closes the descriptor after taking it out of epoll; fails any reader
-    /// or writer still waiting on this connection.
-    /// Closes the connection at once. A response still being written (a
-    /// stream that failed, a write timeout, a forced shutdown) ends with a
-    /// reset, so that the client can never take a cut body for a whole one
-    /// (a body framed by the close would otherwise just end).
+    /// or writer still waiting on this connection. A response still being
+    /// written (a stream that failed, a write timeout, a forced shutdown)
+    /// ends with a reset, so that the client can never take a cut body for
+    /// a whole one (a body framed by the close would otherwise just end).
     func close() {
         guard !closed else { return }
         closed = true
