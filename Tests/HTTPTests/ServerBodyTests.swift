@@ -150,12 +150,7 @@ struct ServerBodyTests {
     /// all the same, so when its producer fails midway the missing last
     /// chunk (and the reset) tell the client it was cut.
     @Test func aFailedStreamToAClosingHTTP11ClientIsNeverComplete() async throws {
-        let server = try await TestServer.start { _ in
-            HTTPResponse(status: .ok, body: .stream(length: nil) { writer in
-                try await writer.write(Array("part0;".utf8))
-                throw HTTPWriteError()
-            })
-        }
+        let server = try await Self.failingStream()
         let client = try server.client()
         await client.send("GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
         let (bytes, reset) = await client.readToEndOrReset()
@@ -169,18 +164,23 @@ struct ServerBodyTests {
 
     /// HTTP/1.0 has only the close to end a body: a failed one is reset.
     @Test func aFailedStreamToAnHTTP10ClientEndsInAReset() async throws {
-        let server = try await TestServer.start { _ in
-            HTTPResponse(status: .ok, body: .stream(length: nil) { writer in
-                try await writer.write(Array("part0;".utf8))
-                throw HTTPWriteError()
-            })
-        }
+        let server = try await Self.failingStream()
         let client = try server.client()
         await client.send("GET / HTTP/1.0\r\n\r\n")
         let (bytes, reset) = await client.readToEndOrReset()
         #expect(String(decoding: bytes, as: UTF8.self).hasSuffix("\r\n\r\npart0;"))
         #expect(reset, "a close would read as the whole body")
         await server.stop()
+    }
+
+    /// A server whose streamed answer fails after its first piece.
+    static func failingStream() async throws -> TestServer {
+        try await TestServer.start { _ in
+            HTTPResponse(status: .ok, body: .stream(length: nil) { writer in
+                try await writer.write(Array("part0;".utf8))
+                throw HTTPWriteError()
+            })
+        }
     }
 
     @Test func shortStreamedBodyAbortsTheConnection() async throws {
