@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Builds two fuzzers (libFuzzer + AddressSanitizer) and runs each for half
-# of a bounded time on a seed corpus of its own: the HTTPRequestParser one
-# (good and bad requests) and the HTTP client's UpstreamResponseParser and
-# ChunkedDecoder one (good and bad response heads and chunked bodies).
+# Builds three fuzzers (libFuzzer + AddressSanitizer) and runs each for a
+# share of a bounded time on a seed corpus of its own: the HTTPRequestParser
+# one (good and bad requests), the HTTP client's UpstreamResponseParser and
+# ChunkedDecoder one (good and bad response heads and chunked bodies), and
+# the JSON parser's (good and bad documents).
 #
 # Usage: Tests/Fuzz/run.sh [seconds=60] [out-dir=/tmp/parser-fuzz]
-# `seconds` is the total fuzzing time, split between the two (the response
-# fuzzer gets the smaller half; each at least 1s). Exit status is non-zero
-# when either build fails or either fuzzer finds something.
-# A finding leaves a crash-* file in <out-dir>/artifacts/ (request parser) or
-# <out-dir>/response/artifacts/ (response parser); replay it with
+# `seconds` is the total fuzzing time, split among the three (the request
+# fuzzer gets the largest share; each at least 1s). Exit status is non-zero
+# when a build fails or a fuzzer finds something.
+# A finding leaves a crash-* file in <out-dir>/artifacts/ (request parser),
+# <out-dir>/response/artifacts/ or <out-dir>/json/artifacts/; replay it with
 #   <out-dir>/parser-fuzzer <out-dir>/artifacts/crash-...
 #   <out-dir>/response/response-fuzzer <out-dir>/response/artifacts/crash-...
+#   <out-dir>/json/json-fuzzer <out-dir>/json/artifacts/crash-...
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -21,13 +23,15 @@ swiftc="${SWIFTC:-$(command -v swiftc || echo /opt/swift/usr/bin/swiftc)}"
 swiftc_flags=(-sanitize=fuzzer,address -parse-as-library -O -swift-version 6)
 resp="$out/response"
 
-# The fuzzing time, split: the request parser first, with the larger half.
-if [ "$seconds" -ge 2 ]; then
-    response_seconds=$((seconds / 2))
-    request_seconds=$((seconds - response_seconds))
+# The fuzzing time, split: the request parser first, with the largest share.
+if [ "$seconds" -ge 3 ]; then
+    response_seconds=$((seconds / 3))
+    json_seconds=$((seconds / 3))
+    request_seconds=$((seconds - response_seconds - json_seconds))
 else
     request_seconds="$seconds"
     response_seconds="$seconds"
+    json_seconds="$seconds"
 fi
 
 sources=(
@@ -176,6 +180,51 @@ cat > "$resp/http.dict" <<'DICT'
 "ffffffffffffffff"
 DICT
 
+# The JSON parser has no imports: its sources and the harness are one module.
+json="$out/json"
+mkdir -p "$json/corpus" "$json/artifacts"
+echo "building $json/json-fuzzer"
+if ! "$swiftc" "${swiftc_flags[@]}" -module-name JSONFuzz Tests/Fuzz/JSONFuzz.swift Sources/Core/JSON*.swift \
+        -o "$json/json-fuzzer" > "$json/build.log" 2>&1; then
+    cat "$json/build.log"
+    exit 1
+fi
+grep -v 'Cannot export local symbol' "$json/build.log" || true
+
+# JSON seed corpus: what browsers and Modgud send, and what must be refused.
+jseed() { printf '%b' "$2" > "$json/corpus/seed-$1"; }
+jseed otp          '{"email":"ada@example.com","code":"123456","totpCode":null}'
+jseed token        '{"access_token":"at","token_type":"Bearer","expires_in":900,"refresh_token":"rt","scope":"openid offline_access"}'
+jseed numbers      '[0,-0,1.5e-3,-12.25E+2,9223372036854775807,-9223372036854775808,18446744073709551616,1e308]'
+jseed strings      '["\\u00e9\\ud83d\\ude00","\\n\\t\\"\\\\\\/","caf\xc3\xa9"]'
+jseed nested       '{"a":{"b":[{"c":[true,false,null]}]}}'
+jseed dup-key      '{"a":1,"a":2}'
+jseed lone-half    '"\\ud800"'
+jseed bad-utf8     '"\xc0\xaf"'
+jseed trailing     '{"a":1},'
+jseed deep         '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]'
+jseed overflow     '1e400'
+jseed bom          '\xef\xbb\xbf{}'
+cat > "$json/http.dict" <<'DICT'
+"{"
+"}"
+"["
+"]"
+":"
+","
+"\x22"
+"\\u"
+"\\ud83d"
+"\\ude00"
+"true"
+"false"
+"null"
+"-0"
+"1e"
+"E+"
+".5"
+DICT
+
 # Runs one fuzzer on its directory's corpus and dictionary, prints its
 # summary and exec count; the fuzzer's exit status is left in $ran.
 run_fuzzer() {   # binary, directory, seconds, what
@@ -192,7 +241,9 @@ run_fuzzer() {   # binary, directory, seconds, what
 run_fuzzer "$out/parser-fuzzer" "$out" "$request_seconds" ""
 status=$ran
 run_fuzzer "$resp/response-fuzzer" "$resp" "$response_seconds" "the response parser "
+if [ "$status" -eq 0 ]; then status="$ran"; fi
+run_fuzzer "$json/json-fuzzer" "$json" "$json_seconds" "the JSON parser "
 
-# The request fuzzer's status first, as before; then the response fuzzer's.
+# The first fuzzer's status that is not 0, in the order they ran.
 if [ "$status" -eq 0 ]; then status="$ran"; fi
 exit "$status"
