@@ -193,6 +193,32 @@ struct SignInErrorTests {
         await harness.stop()
     }
 
+    /// Redis out of memory under `noeviction` refuses writes (an `OOM`
+    /// error reply) and still serves reads: a sign-in cannot store its
+    /// session and gets the store's 503 with Retry-After, as when Redis is
+    /// down, while a live session keeps working.
+    @Test func aStoreRefusingWritesIs503WithRetryAfter() async throws {
+        let harness = try await GatewayHarness.start()
+        let signedIn = harness.browser()
+        _ = try await SignInFlowTests.signInWithCode(harness, signedIn)
+        #expect(try await signedIn.get("/bff/user").status == 200)
+        let browser = harness.browser()
+        _ = try await browser.post("/bff/otp/request", ["email": "ada@example.com"])
+        let code = try #require(harness.simulator.mail(to: "ada@example.com").first?.code, "the newest")
+        for setting in [["maxmemory-policy", "noeviction"], ["maxmemory", "1"]] {
+            let set = try ChildProcess.spawn(["/usr/bin/redis-cli", "-p", "\(harness.redis.port)", "CONFIG", "SET"] + setting,
+                                             output: "/dev/null")
+            await withCheckedContinuation { done in ChildProcess.reap(set) { done.resume() } }
+        }
+        let refused = try await browser.post("/bff/otp/redeem", ["email": "ada@example.com", "code": .string(code)])
+        #expect(refused.status == 503)
+        #expect(refused.json?["error"]?.stringValue == "store_unavailable")
+        #expect(refused.header("Retry-After") != nil)
+        #expect(browser.cookies["__Host-bff"] == nil)
+        #expect(try await signedIn.get("/bff/user").status == 200, "reads go on")
+        await harness.stop()
+    }
+
     @Test func storeDownIs503WithRetryAfterAndRecovers() async throws {
         let harness = try await GatewayHarness.start()
         let browser = harness.browser()
