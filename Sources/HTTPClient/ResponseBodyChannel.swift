@@ -104,6 +104,9 @@ final class ResponseBodyChannel: Sendable {
     private func takeReady(orWait waiter: CheckedContinuation<Piece, Never>?) -> Piece? {
         let (ready, wake) = state.withLock { s -> (Piece?, Bool) in
             guard let piece = s.take() else {
+                // One reader waits at a time: a second would overwrite the
+                // first's continuation and leave that task hanging.
+                if waiter != nil, s.waiter != nil { return (.failure(.cancelled), false) }
                 if let waiter { s.waiter = waiter }
                 return (nil, false)
             }
