@@ -84,6 +84,9 @@ final class ResponseBodyChannel: Sendable {
 
     // MARK: The reader's side (any task)
 
+    /// Whether a reader waits for the next piece now (for tests).
+    var hasWaitingReader: Bool { state.withLock { $0.waiter != nil } }
+
     func next() async throws(HTTPClientError) -> [UInt8]? {
         // What has arrived is taken at once: no cancellation handler and no
         // continuation (a small answer is often complete before it is read).

@@ -337,32 +337,6 @@ import Glibc
         }
     }
 
-    /// One reader waits for a body at a time: a second reader of the same
-    /// body, while the first waits, is refused at once instead of taking
-    /// the first one's place (which left the first waiting forever).
-    @Test func aSecondWaitingReaderIsRefusedAndTheFirstGetsTheBody() async throws {
-        var reply = RawUpstream.Reply(writes: [Array("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\n".utf8), Array("body".utf8)],
-                                      then: .keepOpen)
-        reply.gapMilliseconds = 300
-        let upstream = try RawUpstream([reply])
-        try await withClient(loops: 1, configuration: quick) { client, _ in
-            let response = try await client.stream(HTTPClientRequest(url: upstream.url("/")), body: nil)
-            let got = Mutex<[UInt8]?>(nil)
-            let first = Task {
-                let body = try? await response.body.collect(upTo: 100)
-                got.withLock { $0 = body }
-            }
-            try await Task.sleep(for: .milliseconds(100))
-            var second = response.body.makeAsyncIterator()
-            await #expect(throws: HTTPClientError.cancelled) { _ = try await second.next() }
-            // Polled, not awaited: a first reader left waiting must fail
-            // the test, not hang it.
-            for _ in 0..<60 where got.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(50)) }
-            #expect(got.withLock { $0 } == Array("body".utf8))
-            first.cancel()
-        }
-    }
-
     /// A HEAD response's Content-Length announces no body on the wire.
     @Test func aHeadResponseLeavesTheConnectionReusable() async throws {
         let upstream = try RawUpstream([
@@ -741,15 +715,13 @@ private final class RawUpstream: Sendable {
         /// What becomes of the connection after the reply: `reset` closes
         /// it abortively (RST) a tenth of a second later.
         enum Then: Sendable { case keepOpen, close, stall, reset }
-        /// Written in order, `gapMilliseconds` apart.
+        /// Written in order, a millisecond apart.
         var writes: [[UInt8]]
         var then: Then
         /// Whether the request's body is read before answering.
         var readsBody = true
         /// How long to wait, once the request is read, before replying.
         var delayMilliseconds = 0
-        /// The pause between two writes.
-        var gapMilliseconds = 1
 
         /// Sends `text` at once.
         static func answer(_ text: String, then: Then = .keepOpen) -> Reply {
@@ -888,7 +860,7 @@ private final class RawUpstream: Sendable {
             }
             state.received.withLock { $0.append(request) }
             for (index, piece) in reply.writes.enumerated() {
-                if index > 0 { usleep(UInt32(reply.gapMilliseconds * 1000)) }
+                if index > 0 { usleep(1000) }
                 guard send(piece, to: fd) else { return }
             }
             switch reply.then {
