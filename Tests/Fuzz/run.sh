@@ -41,21 +41,31 @@ sources=(
     Sources/HTTP/HTTPRequestParser*.swift
 )
 
+# Compiles with the fuzzing flags, the output added to the log given first;
+# a failure shows it and stops the script.
+compile() {   # log, then swiftc arguments
+    local log="$1" output status=0
+    shift
+    output="$("$swiftc" "${swiftc_flags[@]}" "$@" 2>&1)" || status=$?
+    printf '%s\n' "$output" >> "$log"
+    if [ "$status" -ne 0 ]; then
+        printf '%s\n' "$output"
+        exit 1
+    fi
+    # ld.gold warns about every ASan helper symbol; show anything else.
+    printf '%s\n' "$output" | grep -v -e 'Cannot export local symbol' -e '^$' || true
+}
+
 # The HTTP files import Core for one string helper: that file becomes a
 # small static Core module, which both fuzzers link.
 core="$out/core"
 mkdir -p "$out/corpus" "$out/artifacts" "$core"
 echo "building $out/parser-fuzzer"
-if ! { "$swiftc" "${swiftc_flags[@]}" -module-name Core Sources/Core/String+ContiguousUTF8.swift \
-        -emit-module -emit-module-path "$core/Core.swiftmodule" -emit-library -static -o "$core/libCore.a" \
-    && "$swiftc" "${swiftc_flags[@]}" -I "$core" \
-        -module-name ParserFuzz Tests/Fuzz/ParserFuzz.swift "${sources[@]}" "$core/libCore.a" -o "$out/parser-fuzzer"; } \
-    > "$out/build.log" 2>&1; then
-    cat "$out/build.log"
-    exit 1
-fi
-# ld.gold warns about every ASan helper symbol; show anything else.
-grep -v 'Cannot export local symbol' "$out/build.log" || true
+: > "$out/build.log"
+compile "$out/build.log" -module-name Core Sources/Core/String+ContiguousUTF8.swift \
+    -emit-module -emit-module-path "$core/Core.swiftmodule" -emit-library -static -o "$core/libCore.a"
+compile "$out/build.log" -I "$core" \
+    -module-name ParserFuzz Tests/Fuzz/ParserFuzz.swift "${sources[@]}" "$core/libCore.a" -o "$out/parser-fuzzer"
 
 # The response parser imports HTTP, so the few HTTP files it needs (public
 # API only) become a small static HTTP module first; the parser and the
@@ -68,19 +78,18 @@ response_sources=(
 )
 mkdir -p "$resp/corpus" "$resp/artifacts" "$resp/module"
 echo "building $resp/response-fuzzer"
-if ! { "$swiftc" "${swiftc_flags[@]}" -I "$core" -module-name HTTP "${http_sources[@]}" \
-        -emit-module -emit-module-path "$resp/module/HTTP.swiftmodule" \
-        -emit-library -static -o "$resp/module/libHTTP.a" \
-    && "$swiftc" "${swiftc_flags[@]}" -module-name ResponseParserFuzz -I "$resp/module" -I "$core" \
-        Tests/Fuzz/ResponseParserFuzz.swift "${response_sources[@]}" "$resp/module/libHTTP.a" "$core/libCore.a" \
-        -o "$resp/response-fuzzer"; } > "$resp/build.log" 2>&1; then
-    cat "$resp/build.log"
-    exit 1
-fi
-grep -v 'Cannot export local symbol' "$resp/build.log" || true
+: > "$resp/build.log"
+compile "$resp/build.log" -I "$core" -module-name HTTP "${http_sources[@]}" \
+    -emit-module -emit-module-path "$resp/module/HTTP.swiftmodule" \
+    -emit-library -static -o "$resp/module/libHTTP.a"
+compile "$resp/build.log" -module-name ResponseParserFuzz -I "$resp/module" -I "$core" \
+    Tests/Fuzz/ResponseParserFuzz.swift "${response_sources[@]}" "$resp/module/libHTTP.a" "$core/libCore.a" \
+    -o "$resp/response-fuzzer"
 
 # Seed corpus: a few good and bad requests (kept if the corpus already has more).
-seed() { printf '%b' "$2" > "$out/corpus/seed-$1"; }
+# Writes seed $3 (printf %b escapes) as seed-$2 into corpus directory $1.
+seed_in() { printf '%b' "$3" > "$1/seed-$2"; }
+seed() { seed_in "$out/corpus" "$@"; }
 seed get        'GET /a?b=1 HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\nConnection: keep-alive\r\n\r\n'
 seed http10     'GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n'
 seed post       'POST /f HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\nhello'
@@ -116,7 +125,7 @@ cat > "$out/http.dict" <<'DICT'
 DICT
 
 # Response seed corpus: good heads (with bodies), bad heads and bad chunking.
-rseed() { printf '%b' "$2" > "$resp/corpus/seed-$1"; }
+rseed() { seed_in "$resp/corpus" "$@"; }
 rseed length        'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello'
 rseed length-list   'HTTP/1.1 200 OK\r\nContent-Length: 5, 5\r\nContent-Length: 5\r\n\r\nhello'
 rseed chunked       'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;name=value\r\nhello\r\na ; ext\r\n, chunked \r\n5\r\nworld\r\n0\r\nX-Sum: 9\r\nX-B: c\r\n\r\nNEXT'
@@ -184,15 +193,11 @@ DICT
 json="$out/json"
 mkdir -p "$json/corpus" "$json/artifacts"
 echo "building $json/json-fuzzer"
-if ! "$swiftc" "${swiftc_flags[@]}" -module-name JSONFuzz Tests/Fuzz/JSONFuzz.swift Sources/Core/JSON*.swift \
-        -o "$json/json-fuzzer" > "$json/build.log" 2>&1; then
-    cat "$json/build.log"
-    exit 1
-fi
-grep -v 'Cannot export local symbol' "$json/build.log" || true
+: > "$json/build.log"
+compile "$json/build.log" -module-name JSONFuzz Tests/Fuzz/JSONFuzz.swift Sources/Core/JSON*.swift -o "$json/json-fuzzer"
 
 # JSON seed corpus: what browsers and Modgud send, and what must be refused.
-jseed() { printf '%b' "$2" > "$json/corpus/seed-$1"; }
+jseed() { seed_in "$json/corpus" "$@"; }
 jseed otp          '{"email":"ada@example.com","code":"123456","totpCode":null}'
 jseed token        '{"access_token":"at","token_type":"Bearer","expires_in":900,"refresh_token":"rt","scope":"openid offline_access"}'
 jseed numbers      '[0,-0,1.5e-3,-12.25E+2,9223372036854775807,-9223372036854775808,18446744073709551616,1e308]'

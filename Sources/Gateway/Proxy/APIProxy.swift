@@ -225,8 +225,7 @@ struct APIProxy: Sendable {
     /// such a path upstream with the user's token, be it a typo or a
     /// method the endpoint does not take.
     static func isGatewayOwn(_ path: Substring) -> Bool {
-        let own = "/bff/".utf8
-        return path.utf8.count >= own.count && zip(path.utf8, own).allSatisfy { ($0 | 0x20) == ($1 | 0x20) }
+        Substring(path.utf8.prefix(5)).equalsIgnoringASCIICase("/bff/")
     }
 
     /// Why the part of a path after a route's prefix (and its query) must
