@@ -33,17 +33,29 @@ public struct FieldNameSet: Sendable {
     public func contains(_ name: some StringProtocol) -> Bool {
         let length = name.utf8.count
         guard length < groups.count, groups[length].count > 0 else { return false }
+        return name.withContiguousUTF8 { contains($0) }
+    }
+
+    /// Whether `name`'s bytes are one of the names, ignoring ASCII case.
+    @inlinable
+    public func contains(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        let length = name.count
+        guard length < groups.count, groups[length].count > 0 else { return false }
         let group = groups[length]
-        return name.withContiguousUTF8 { name in
-            bytes.withUnsafeBufferPointer { all in
-                for index in 0..<group.count {
-                    let start = group.start + index * length
-                    if String.equalIgnoringASCIICase(name, UnsafeBufferPointer(rebasing: all[start..<(start + length)])) {
-                        return true
-                    }
+        return bytes.withUnsafeBufferPointer { all in
+            for index in 0..<group.count {
+                let start = group.start + index * length
+                if String.equalIgnoringASCIICase(name, UnsafeBufferPointer(rebasing: all[start..<(start + length)])) {
+                    return true
                 }
-                return false
             }
+            return false
         }
+    }
+
+    /// Whether field `index` of `headers` has one of the names.
+    @inlinable
+    public func contains(fieldAt index: Int, of headers: HTTPHeaders) -> Bool {
+        headers.withField(at: index) { name, _ in contains(name) }
     }
 }

@@ -58,6 +58,18 @@ public struct ByteCursor {
         writeCRLF()
     }
 
+    /// `name: value\r\n` for `headers`' field `index`; `headers.lineSize(at:)` bytes.
+    @inlinable
+    public mutating func writeField(of headers: HTTPHeaders, at index: Int) {
+        headers.withField(at: index) { name, value in
+            write(name)
+            write(0x3A) // ':'
+            write(0x20) // ' '
+            write(value)
+            writeCRLF()
+        }
+    }
+
     @inlinable
     public mutating func writeCRLF() {
         write(0x0D)

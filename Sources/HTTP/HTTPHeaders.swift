@@ -12,45 +12,109 @@ public struct HTTPField: Sendable, Equatable {
 }
 
 /// An ordered list of header fields with case-insensitive lookup.
-public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
-    public private(set) var fields: [HTTPField]
+///
+/// Kept as bytes, in one buffer: first a table saying where each field's
+/// name and value sit, then every name and value back to back. A message's
+/// fields are visited several times on their way through the gateway
+/// (checked, filtered, copied upstream, written out); over bytes none of
+/// that counts references or allocates per field, where a pair of
+/// `String`s per field cost a retain and a release per visit and an
+/// allocation per long value, and the one buffer is one allocation per
+/// message. `String`s are made only when asked for (`subscript`, `fields`,
+/// iteration); the hot paths use the byte accessors in
+/// HTTPHeaders+Bytes.swift.
+///
+/// Bytes are kept as they came: a parsed field with bytes that are not
+/// UTF-8 (obs-text) is relayed unchanged, and only its `String` form
+/// carries replacement characters.
+public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
+    /// The table, `tableCapacity` entries of `entrySize` bytes (three
+    /// `UInt32`s: where the name starts, counted from the end of the table,
+    /// the name's length and the value's, which follows the name), then
+    /// the names and values.
+    @usableFromInline var storage: [UInt8]
+    @usableFromInline var tableCapacity: Int
+    public internal(set) var count: Int
 
-    public init() { fields = [] }
+    @usableFromInline static let entrySize = 12
 
-    public init(_ fields: [HTTPField]) { self.fields = fields }
+    public init() {
+        storage = []
+        tableCapacity = 0
+        count = 0
+    }
 
-    /// Empty, with room for `capacity` fields.
-    public init(capacity: Int) {
-        fields = []
-        fields.reserveCapacity(capacity)
+    /// Empty, with room for `capacity` fields whose names and values take
+    /// `byteCapacity` bytes in all (by default 32 each).
+    public init(capacity: Int, byteCapacity: Int? = nil) {
+        self.init()
+        storage.reserveCapacity(capacity * Self.entrySize + (byteCapacity ?? capacity * 32))
+        storage.append(contentsOf: repeatElement(0, count: capacity * Self.entrySize))
+        tableCapacity = capacity
+    }
+
+    public init(_ fields: [HTTPField]) {
+        self.init(capacity: fields.count)
+        for field in fields { add(field.name, field.value) }
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {
-        fields = elements.map { HTTPField(name: $0.0, value: $0.1) }
+        self.init(capacity: elements.count)
+        for (name, value) in elements { add(name, value) }
     }
 
-    // Inlinable, here and below: other modules iterate and search headers
-    // on every request, and an opaque call would go through the generic
-    // Sequence witnesses, copying each field through value witnesses.
-    @inlinable public var count: Int { fields.count }
+    /// Where the names and values start in `storage`.
+    @inlinable var namesStart: Int { tableCapacity * Self.entrySize }
 
-    @inlinable public func makeIterator() -> IndexingIterator<[HTTPField]> { fields.makeIterator() }
+    /// The bytes the fields' names and values take.
+    public var byteCount: Int { storage.count - namesStart }
+
+    /// The fields as `String` pairs, in order.
+    public var fields: [HTTPField] { (0..<count).map(field) }
+
+    /// Field `index` as `String`s.
+    public func field(at index: Int) -> HTTPField {
+        withField(at: index) { name, value in
+            HTTPField(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+        }
+    }
+
+    public func name(at index: Int) -> String {
+        withField(at: index) { name, _ in String(decoding: name, as: UTF8.self) }
+    }
+
+    public func value(at index: Int) -> String {
+        withField(at: index) { _, value in String(decoding: value, as: UTF8.self) }
+    }
+
+    public func makeIterator() -> Iterator { Iterator(headers: self) }
+
+    /// The fields in order, each made into `String`s as it is reached.
+    public struct Iterator: IteratorProtocol {
+        let headers: HTTPHeaders
+        var index = 0
+
+        public mutating func next() -> HTTPField? {
+            guard index < headers.count else { return nil }
+            defer { index += 1 }
+            return headers.field(at: index)
+        }
+    }
 
     /// The first value of `name`, compared case-insensitively.
-    @inlinable public subscript(name: String) -> String? {
-        for field in fields where field.name.equalsIgnoringASCIICase(name) { return field.value }
-        return nil
+    public subscript(name: String) -> String? {
+        firstIndex(named: name).map(value)
     }
 
     /// Every value of `name`, in order.
-    @inlinable public func values(_ name: String) -> [String] {
-        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+    public func values(_ name: String) -> [String] {
+        (0..<count).filter { nameEquals(at: $0, name) }.map(value)
     }
 
-    @inlinable public func contains(_ name: String) -> Bool { self[name] != nil }
+    public func contains(_ name: String) -> Bool { firstIndex(named: name) != nil }
 
     public mutating func add(_ name: String, _ value: String) {
-        fields.append(HTTPField(name: name, value: value))
+        name.withContiguousUTF8 { name in value.withContiguousUTF8 { value in add(name: name, value: value) } }
     }
 
     /// Replaces every field called `name` with one field.
@@ -60,11 +124,34 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     public mutating func remove(_ name: String) {
-        fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+        self = kept { !nameEquals(at: $0, name) }
     }
 
     public mutating func removeAll(where shouldRemove: (HTTPField) -> Bool) {
-        fields.removeAll(where: shouldRemove)
+        self = kept { !shouldRemove(field(at: $0)) }
+    }
+
+    /// The fields whose index `keep` accepts, in a buffer of their own.
+    private func kept(_ keep: (Int) -> Bool) -> HTTPHeaders {
+        var kept = HTTPHeaders(capacity: count, byteCapacity: byteCount)
+        for index in 0..<count where keep(index) { kept.add(fieldAt: index, of: self) }
+        return kept
+    }
+}
+
+extension HTTPHeaders: Equatable {
+    /// The same fields, byte for byte, in the same order.
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for index in 0..<lhs.count {
+            let same = lhs.withField(at: index) { name, value in
+                rhs.withField(at: index) { otherName, otherValue in
+                    name.elementsEqual(otherName) && value.elementsEqual(otherValue)
+                }
+            }
+            if !same { return false }
+        }
+        return true
     }
 }
 

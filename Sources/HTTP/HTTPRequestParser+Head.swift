@@ -9,7 +9,7 @@ extension HTTPRequestParser {
         var method = HTTPMethod.get
         var target = ""
         var version = HTTPVersion.http1_1
-        var fields: [HTTPField] = []
+        var headers = HTTPHeaders()
         var contentLength: Int?
         var transferEncodingFields = 0
         var transferEncodingIsChunked = false
@@ -64,7 +64,7 @@ extension HTTPRequestParser {
 
     /// Sets up the body phase that `framing` calls for.
     private mutating func enterBody(_ framing: HTTPBodyFraming, headBytes: Int) {
-        let fieldsUsed = draft.fields.count
+        let fieldsUsed = draft.headers.count
         draft = HeadDraft()
         lines = LineProgress()
         switch framing {
@@ -153,13 +153,17 @@ extension HTTPRequestParser {
 
     /// One `field-name ":" OWS field-value OWS` line of the head.
     private mutating func parseField(_ input: Input, _ line: Range<Int>) throws(HTTPParseError) {
-        guard draft.fields.count < limits.maxHeaderFields else {
+        guard draft.headers.count < limits.maxHeaderFields else {
             throw HTTPParseError(.headerFieldsTooLarge, "too many header fields")
         }
         let (name, value) = try Self.splitField(input, line)
         try noteFramingField(input, name: name, value: value)
-        if draft.fields.isEmpty { draft.fields.reserveCapacity(16) }
-        draft.fields.append(HTTPField(name: input.string(name), value: input.string(value)))
+        // Room for the rest of what was received, up to 4 KiB: the head
+        // usually ends there (a larger one grows the buffer).
+        if draft.headers.count == 0 {
+            draft.headers = HTTPHeaders(capacity: 16, byteCapacity: min(input.count - line.lowerBound, 4096))
+        }
+        draft.headers.add(name: input.slice(name), value: input.slice(value))
     }
 
     /// Validates a field line and returns its name and trimmed value. The
@@ -277,7 +281,7 @@ extension HTTPRequestParser {
             : draft.connectionKeepAlive && !draft.connectionClose
         return HTTPRequestHead(
             method: draft.method, target: draft.target, version: draft.version,
-            headers: HTTPHeaders(draft.fields), framing: framing, keepAlive: keepAlive,
+            headers: draft.headers, framing: framing, keepAlive: keepAlive,
             // A 100-continue expectation in HTTP/1.0 is ignored (RFC 9110 §10.1.1).
             expectsContinue: draft.expectsContinue && draft.version == .http1_1)
     }

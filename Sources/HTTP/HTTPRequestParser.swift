@@ -130,9 +130,12 @@ extension HTTPRequestParser {
 extension HTTPRequestParser {
     /// A token character (RFC 9110 §5.6.2), for other readers of HTTP
     /// (the upstream client's response parser) to check field names alike.
+    /// Inlinable: other modules call it per byte.
+    @inlinable
     public static func isTokenByte(_ byte: UInt8) -> Bool { Byte.isTChar(byte) }
 
     /// Named byte values and the character classes of RFC 9110 §5.6.
+    @usableFromInline
     enum Byte {
         static let tab: UInt8 = 0x09
         static let lf: UInt8 = 0x0A
@@ -155,23 +158,24 @@ extension HTTPRequestParser {
         static let delete: UInt8 = 0x7F
 
         /// tchar (RFC 9110 §5.6.2): ! # $ % & ' * + - . ^ _ ` | ~, digits and
-        /// letters, as bit sets over bytes 0-63 and 64-127.
-        private static let tcharLow: UInt64 = 0x03FF_6CFA_0000_0000
-        private static let tcharHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE
+        /// letters, as bit sets over bytes 0-63 and 64-127 (computed, so an
+        /// inlined check in another module reads no global).
+        @inlinable static var tcharLow: UInt64 { 0x03FF_6CFA_0000_0000 }
+        @inlinable static var tcharHigh: UInt64 { 0x57FF_FFFF_C7FF_FFFE }
         /// unreserved and sub-delims of RFC 3986: - . _ ~ ! $ & ' ( ) * + , ; =,
         /// digits and letters.
         private static let hostLow: UInt64 = 0x2BFF_7FD2_0000_0000
         private static let hostHigh: UInt64 = 0x47FF_FFFE_87FF_FFFE
 
-        @inline(__always)
-        private static func isMember(_ byte: UInt8, low: UInt64, high: UInt64) -> Bool {
+        @inlinable @inline(__always)
+        static func isMember(_ byte: UInt8, low: UInt64, high: UInt64) -> Bool {
             if byte < 64 { return (low >> UInt64(byte)) & 1 == 1 }
             if byte < 128 { return (high >> UInt64(byte &- 64)) & 1 == 1 }
             return false
         }
 
         /// A token character (RFC 9110 §5.6.2).
-        @inline(__always)
+        @inlinable @inline(__always)
         static func isTChar(_ byte: UInt8) -> Bool { isMember(byte, low: tcharLow, high: tcharHigh) }
 
         /// A reg-name character other than `%` (RFC 3986 §3.2.2).
@@ -242,6 +246,12 @@ extension HTTPRequestParser {
         @inline(__always)
         func string(_ range: Range<Int>) -> String {
             String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        }
+
+        /// The bytes in `range`.
+        @inline(__always)
+        func slice(_ range: Range<Int>) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(rebasing: bytes[range])
         }
 
         /// Whether the bytes in `range` equal `lowercase` (lowercase ASCII)

@@ -8,15 +8,15 @@ enum ResponseHead {
     static func write(status: HTTPStatus, headers: HTTPHeaders, date: [UInt8], contentLength: Int?,
                       chunked: Bool, keepAlive: Bool, announceKeepAlive: Bool, into out: inout [UInt8]) {
         let line = statusLine(status)
-        let fields = headers.fields
+        let fieldCount = headers.count
         // Sized first, then written in one piece. Which fields go out is
         // checked once and remembered, a bit per field (past the 64th,
         // checked again when writing).
         var sendable: UInt64 = 0
         var size = line.count + dateName.utf8CodeUnitCount + date.count + 2 + 2
-        for index in fields.indices where isSendable(fields[index]) {
+        for index in 0..<fieldCount where isSendable(headers, index) {
             if index < 64 { sendable |= 1 << UInt64(index) }
-            size += ByteCursor.fieldSize(fields[index].name, fields[index].value)
+            size += headers.lineSize(at: index)
         }
         if chunked {
             size += chunkedField.utf8CodeUnitCount
@@ -28,9 +28,9 @@ enum ResponseHead {
 
         out.append(count: size) { cursor in
             cursor.write(line)
-            for index in fields.indices
-            where index < 64 ? sendable & (1 << UInt64(index)) != 0 : isSendable(fields[index]) {
-                cursor.writeField(fields[index].name, fields[index].value)
+            for index in 0..<fieldCount
+            where index < 64 ? sendable & (1 << UInt64(index)) != 0 : isSendable(headers, index) {
+                cursor.writeField(of: headers, at: index)
             }
             cursor.write(dateName)
             cursor.write(date)
@@ -89,13 +89,10 @@ enum ResponseHead {
 
     /// Whether a handler's field may be written: a token-ish name that is
     /// not one the server owns, and a value that cannot split the response.
-    private static func isSendable(_ field: HTTPField) -> Bool {
-        guard !serverOwned.contains(field.name) else { return false }
-        return field.name.withContiguousUTF8 { name in
-            guard !name.isEmpty else { return false }
+    private static func isSendable(_ headers: HTTPHeaders, _ index: Int) -> Bool {
+        headers.withField(at: index) { name, value in
+            guard !name.isEmpty, !serverOwned.contains(name) else { return false }
             for byte in name where byte <= 0x20 || byte == 0x3A || byte >= 0x7F { return false }
-            return true
-        } && field.value.withContiguousUTF8 { value in
             for byte in value where byte == 0x0D || byte == 0x0A || byte == 0 { return false }
             return true
         }

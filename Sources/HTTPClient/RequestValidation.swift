@@ -8,19 +8,19 @@ enum RequestValidation {
         guard !request.url.isEmpty, request.url.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else {
             throw .invalidURL
         }
-        for field in request.headers {
-            guard isToken(field.name), isFieldValue(field.value) else { throw .invalidRequest }
+        let headers = request.headers
+        for index in 0..<headers.count {
+            let valid = headers.withField(at: index) { name, value in
+                !name.isEmpty && name.allSatisfy(HTTPRequestParser.isTokenByte)
+                    && value.allSatisfy(UpstreamResponseParser.isFieldValueByte)
+            }
+            guard valid else { throw .invalidRequest }
         }
     }
 
     /// RFC 9110 token: visible ASCII except delimiters.
     static func isToken(_ text: String) -> Bool {
         !text.isEmpty && allBytes(of: text, satisfy: HTTPRequestParser.isTokenByte)
-    }
-
-    /// A field value: no CR, LF or NUL (other controls but tab too).
-    static func isFieldValue(_ text: String) -> Bool {
-        allBytes(of: text) { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }
     }
 
     /// Over the contiguous bytes when the string has them (native strings

@@ -73,8 +73,8 @@ final class UpstreamExchange {
     /// nothing is streamed; `.some(nil)` for a stream of unknown length.
     static func serialize(_ request: HTTPClientRequest, target: PlainHTTPTarget, streamedLength: Int??) -> [UInt8] {
         let method = request.method.rawValue
-        let fields = request.headers.fields
-        let host = request.headers.contains("Host") ? nil : target.authority
+        let headers = request.headers
+        let host = headers.firstIndex(named: "Host") == nil ? target.authority : nil
         let framing: (name: String, value: String)?
         switch streamedLength {
         case .some(.some(let length)): framing = ("Content-Length", String(length))
@@ -92,8 +92,8 @@ final class UpstreamExchange {
         // Sized first, then written in one piece (see ByteCursor).
         var size = method.utf8.count + 1 + target.target.utf8.count + httpVersion.utf8CodeUnitCount + 2 + (body?.count ?? 0)
         if let host { size += ByteCursor.fieldSize("Host", host) }
-        for index in fields.indices where !isFraming(fields[index].name) {
-            size += ByteCursor.fieldSize(fields[index].name, fields[index].value)
+        for index in 0..<headers.count where !isFraming(headers, index) {
+            size += headers.lineSize(at: index)
         }
         if let framing { size += ByteCursor.fieldSize(framing.name, framing.value) }
         return [UInt8](count: size) { cursor in
@@ -102,8 +102,8 @@ final class UpstreamExchange {
             cursor.write(target.target)
             cursor.write(httpVersion)
             if let host { cursor.writeField("Host", host) }
-            for index in fields.indices where !isFraming(fields[index].name) {
-                cursor.writeField(fields[index].name, fields[index].value)
+            for index in 0..<headers.count where !isFraming(headers, index) {
+                cursor.writeField(of: headers, at: index)
             }
             if let framing { cursor.writeField(framing.name, framing.value) }
             cursor.writeCRLF()
@@ -116,7 +116,8 @@ final class UpstreamExchange {
     private static let idempotent: [HTTPMethod] = [.get, .head, .put, .delete, .options, .trace]
 
 
-    private static func isFraming(_ name: String) -> Bool {
-        name.equalsIgnoringASCIICase("content-length") || name.equalsIgnoringASCIICase("transfer-encoding")
+    private static func isFraming(_ headers: HTTPHeaders, _ index: Int) -> Bool {
+        headers.nameEquals(at: index, lowercase: "content-length")
+            || headers.nameEquals(at: index, lowercase: "transfer-encoding")
     }
 }

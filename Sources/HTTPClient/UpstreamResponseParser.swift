@@ -50,25 +50,24 @@ enum UpstreamResponseParser {
         var lines = LineReader(bytes)
         guard let statusLine = lines.next() else { throw .invalidResponse }
         let (minor, status) = try parseStatusLine(statusLine)
-        var fields: [HTTPField] = []
-        fields.reserveCapacity(12)
+        var headers = HTTPHeaders(capacity: 12, byteCapacity: bytes.count)
         var length: Int?
         var transferEncoding: [String] = []
         var connectionClose = false
         var connectionKeepAlive = false
         while let line = lines.next(), !line.isEmpty {
-            let (field, value) = try parseField(line)
-            fields.append(field)
-            switch field.name.utf8.count {
-            case 14 where field.name.equalsIgnoringASCIICase("content-length"):
+            let (name, value) = try parseField(line)
+            headers.add(name: name, value: value)
+            switch name.count {
+            case 14 where equalsIgnoringCase(name, "content-length"):
                 try forEachListItem(value, emptyAllowed: false) { (item) throws(HTTPClientError) in
                     guard let number = parseLength(item), length == nil || length == number else { throw .invalidResponse }
                     length = number
                 }
                 if length == nil { throw .invalidResponse }
-            case 17 where field.name.equalsIgnoringASCIICase("transfer-encoding"):
-                transferEncoding.append(field.value)
-            case 10 where field.name.equalsIgnoringASCIICase("connection"):
+            case 17 where equalsIgnoringCase(name, "transfer-encoding"):
+                transferEncoding.append(String(decoding: value, as: UTF8.self))
+            case 10 where equalsIgnoringCase(name, "connection"):
                 try forEachListItem(value, emptyAllowed: true) { (item) throws(HTTPClientError) in
                     if equalsIgnoringCase(item, "close") { connectionClose = true }
                     if equalsIgnoringCase(item, "keep-alive") { connectionKeepAlive = true }
@@ -96,7 +95,7 @@ enum UpstreamResponseParser {
         // close (RFC 9112 §6.1).
         let keepAlive = framing != .untilClose && !connectionClose
             && (minor == 1 || (connectionKeepAlive && transferEncoding.isEmpty))
-        return UpstreamResponseHead(status: status, headers: HTTPHeaders(fields), framing: framing, keepAlive: keepAlive)
+        return UpstreamResponseHead(status: status, headers: headers, framing: framing, keepAlive: keepAlive)
     }
 
     /// `HTTP/1.x NNN reason`: the minor version and the status.
@@ -115,8 +114,10 @@ enum UpstreamResponseParser {
         return (Int(line[7] - 0x30), status)
     }
 
-    /// A field and its value's bytes (trimmed).
-    private static func parseField(_ line: UnsafeRawBufferPointer) throws(HTTPClientError) -> (HTTPField, UnsafeRawBufferPointer) {
+    /// A field's name and value bytes (the value trimmed).
+    private static func parseField(_ line: UnsafeRawBufferPointer) throws(HTTPClientError)
+        -> (name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
+    {
         guard let colon = line.firstIndex(of: 0x3A), colon > 0 else { throw .invalidResponse }
         for byte in line[..<colon] where !HTTPRequestParser.isTokenByte(byte) { throw .invalidResponse }
         var start = colon + 1
@@ -124,9 +125,7 @@ enum UpstreamResponseParser {
         while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
         while end > start, line[end - 1] == 0x20 || line[end - 1] == 0x09 { end -= 1 }
         for byte in line[start..<end] where !isFieldValueByte(byte) { throw .invalidResponse }
-        let name = String(decoding: UnsafeRawBufferPointer(rebasing: line[..<colon]), as: UTF8.self)
-        let value = UnsafeRawBufferPointer(rebasing: line[start..<end])
-        return (HTTPField(name: name, value: String(decoding: value, as: UTF8.self)), value)
+        return (UnsafeRawBufferPointer(rebasing: line[..<colon]), UnsafeRawBufferPointer(rebasing: line[start..<end]))
     }
 
     /// Calls `body` with each item of a comma-separated list, trimmed.
@@ -150,10 +149,7 @@ enum UpstreamResponseParser {
     }
 
     private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
-        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
-        let expected = UnsafeRawBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
-        for index in 0..<bytes.count where bytes[index] | 0x20 != expected[index] { return false }
-        return true
+        HTTPHeaders.equals(bytes.assumingMemoryBound(to: UInt8.self), lowercase: lowercase)
     }
 
     /// Digits only, no sign, no overflow.

@@ -35,7 +35,7 @@ else
 fi
 
 sources=(
-    Sources/HTTP/HTTPHeaders.swift
+    Sources/HTTP/HTTPHeaders*.swift
     Sources/HTTP/HTTPTypes.swift
     Sources/HTTP/HTTPParserTypes.swift
     Sources/HTTP/HTTPRequestParser*.swift

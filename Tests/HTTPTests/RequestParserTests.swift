@@ -201,6 +201,9 @@ extension RequestParserCases {
         #expect(steps.count == 2)
         guard case .head(let head) = steps.first else { Issue.record("no head"); return }
         #expect(head.headers["X-Raw"] == "a\u{FFFD}\u{FFFD}b")
+        // The bytes themselves are kept, to be relayed as they came.
+        let index = try #require(head.headers.firstIndex(named: "x-raw"))
+        #expect(head.headers.withField(at: index) { _, value in Array(value) } == [0x61, 0x80, 0xFF, 0x62])
     }
 
     @Test func pipelinedRequestsInOneBuffer() {

@@ -148,11 +148,13 @@ struct APIProxy: Sendable {
 
     func upstreamHeaders(_ incoming: HTTPHeaders, token: Secret?, client: IPAddress) -> HTTPHeaders {
         let named = Self.connectionTokens(incoming, beyond: Self.requestHeadersDropped)
-        var headers = HTTPHeaders(capacity: incoming.count + 4)
-        for field in incoming where !Self.isNamed(field.name, in: Self.requestHeadersDropped, or: named) {
-            headers.add(field.name, field.value)
+        // The fields added below: their names, "Bearer ", an address and a scheme fit in 128 bytes.
+        let added = (token?.revealed.utf8.count ?? 0) + forwardedHost.utf8.count + 128
+        var headers = HTTPHeaders(capacity: incoming.count + 4, byteCapacity: incoming.byteCount + added)
+        for index in 0..<incoming.count where !Self.isNamed(incoming, index, in: Self.requestHeadersDropped, or: named) {
+            headers.add(fieldAt: index, of: incoming)
         }
-        if let token { headers.add("Authorization", "Bearer " + token.revealed) }
+        if let token { headers.add("Authorization", "Bearer ", token.revealed) }
         headers.add("X-Forwarded-For", client.description)
         headers.add("X-Forwarded-Proto", publicOrigin.scheme.rawValue)
         headers.add("X-Forwarded-Host", forwardedHost)
@@ -166,14 +168,17 @@ struct APIProxy: Sendable {
 
     func relay(_ response: HTTPClientStreamingResponse, head: Bool, extraCookies: [String],
                context: RequestContext) async throws -> HTTPResponse {
-        let named = Self.connectionTokens(response.headers, beyond: Self.responseHeadersDropped)
-        var headers = HTTPHeaders(capacity: response.headers.count + extraCookies.count)
-        for field in response.headers where !Self.isNamed(field.name, in: Self.responseHeadersDropped, or: named) {
-            if field.name.equalsIgnoringASCIICase("set-cookie"), isGatewayCookie(field.value) { continue }
-            headers.add(field.name, field.value)
+        let received = response.headers
+        let named = Self.connectionTokens(received, beyond: Self.responseHeadersDropped)
+        var headers = HTTPHeaders(capacity: received.count + extraCookies.count,
+                                  byteCapacity: received.byteCount + extraCookies.reduce(0) { $0 + $1.utf8.count + 10 })
+        for index in 0..<received.count {
+            if Self.isNamed(received, index, in: Self.responseHeadersDropped, or: named) { continue }
+            if received.nameEquals(at: index, lowercase: "set-cookie"), isGatewayCookie(received.value(at: index)) { continue }
+            headers.add(fieldAt: index, of: received)
         }
         for cookie in extraCookies { headers.add("Set-Cookie", cookie) }
-        let length = response.headers["Content-Length"].flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
+        let length = received["Content-Length"].flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
         let body = response.body
         if let length, length <= Self.smallBodyBytes, !head, response.status.allowsBody {
             do {
@@ -200,10 +205,12 @@ struct APIProxy: Sendable {
     /// (`Connection: keep-alive`), and then nothing is allocated.
     static func connectionTokens(_ headers: HTTPHeaders, beyond fixed: FieldNameSet) -> [Substring] {
         var names: [Substring] = []
-        for field in headers.fields where field.name.equalsIgnoringASCIICase("connection") {
+        for index in 0..<headers.count where headers.nameEquals(at: index, lowercase: "connection") {
             // The usual value lists no field name: skip the split.
-            if field.value.equalsIgnoringASCIICase("keep-alive") || field.value.equalsIgnoringASCIICase("close") { continue }
-            var rest = field.value[...]
+            if headers.valueEquals(at: index, lowercase: "keep-alive") || headers.valueEquals(at: index, lowercase: "close") {
+                continue
+            }
+            var rest = Substring(headers.value(at: index))
             while !rest.isEmpty {
                 let comma = rest.utf8.firstIndex(of: UInt8(ascii: ",")) ?? rest.endIndex
                 let name = rest[..<comma].trimmingSpacesAndTabs
@@ -214,10 +221,10 @@ struct APIProxy: Sendable {
         return names
     }
 
-    /// Whether `name` is one of `fixed` or `listed`, ignoring ASCII case,
-    /// without a lower-cased copy per field.
-    static func isNamed(_ name: String, in fixed: FieldNameSet, or listed: [Substring]) -> Bool {
-        fixed.contains(name) || listed.contains { name.equalsIgnoringASCIICase($0) }
+    /// Whether field `index` of `headers` is one of `fixed` or `listed`,
+    /// ignoring ASCII case.
+    static func isNamed(_ headers: HTTPHeaders, _ index: Int, in fixed: FieldNameSet, or listed: [Substring]) -> Bool {
+        fixed.contains(fieldAt: index, of: headers) || listed.contains { headers.nameEquals(at: index, $0) }
     }
 
     /// Whether `path` is under `/bff/` (in any case), which the gateway's

@@ -28,9 +28,11 @@ public struct SignInContext: Sendable {
     /// Every `Cookie` field of the request, joined as one header.
     static func cookieHeader(_ request: HTTPRequest) -> String? {
         // Browsers send one field; join only when there are more.
+        let headers = request.headers
         var joined: String?
-        for field in request.headers where field.name.equalsIgnoringASCIICase("Cookie") {
-            joined = joined.map { $0 + "; " + field.value } ?? field.value
+        for index in 0..<headers.count where headers.nameEquals(at: index, lowercase: "cookie") {
+            let value = headers.value(at: index)
+            joined = joined.map { $0 + "; " + value } ?? value
         }
         return joined
     }

@@ -1,0 +1,137 @@
+import Core
+
+/// The byte accessors: what the parsers, the writers and the proxy use, so
+/// that a field passing through is never made into a `String`.
+extension HTTPHeaders {
+    /// Field `index`'s name and value lengths, and where its name starts in `storage`.
+    @inlinable
+    func entry(_ index: Int) -> (nameStart: Int, nameCount: Int, valueCount: Int) {
+        precondition(index >= 0 && index < count, "header field index out of range")
+        return storage.withUnsafeBytes { raw in
+            let offset = index * Self.entrySize
+            return (namesStart + Int(raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)),
+                    Int(raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)),
+                    Int(raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self)))
+        }
+    }
+
+    /// Calls `body` with field `index`'s name and value bytes.
+    @inlinable
+    public func withField<R>(at index: Int,
+                             _ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) throws -> R)
+        rethrows -> R
+    {
+        let (start, nameCount, valueCount) = entry(index)
+        return try storage.withUnsafeBufferPointer { all in
+            try body(UnsafeBufferPointer(rebasing: all[start..<(start + nameCount)]),
+                     UnsafeBufferPointer(rebasing: all[(start + nameCount)..<(start + nameCount + valueCount)]))
+        }
+    }
+
+    /// Whether field `index` is called `name`, ignoring ASCII case.
+    @inlinable
+    public func nameEquals(at index: Int, _ name: some StringProtocol) -> Bool {
+        guard entry(index).nameCount == name.utf8.count else { return false }
+        return name.withContiguousUTF8 { expected in
+            withField(at: index) { bytes, _ in String.equalIgnoringASCIICase(bytes, expected) }
+        }
+    }
+
+    /// Whether field `index` is called `name`, given in lower case, ignoring ASCII case.
+    @inlinable
+    public func nameEquals(at index: Int, lowercase name: StaticString) -> Bool {
+        guard entry(index).nameCount == name.utf8CodeUnitCount else { return false }
+        return withField(at: index) { bytes, _ in Self.equals(bytes, lowercase: name) }
+    }
+
+    /// Whether field `index`'s value is `value`, given in lower case, ignoring ASCII case.
+    @inlinable
+    public func valueEquals(at index: Int, lowercase value: StaticString) -> Bool {
+        withField(at: index) { _, bytes in Self.equals(bytes, lowercase: value) }
+    }
+
+    /// Whether `bytes` are `lowercase` (lower-case ASCII), ignoring ASCII case.
+    @inlinable
+    public static func equals(_ bytes: UnsafeBufferPointer<UInt8>, lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        let expected = lowercase.utf8Start
+        for offset in 0..<bytes.count {
+            let byte = bytes[offset]
+            if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected[offset] { return false }
+        }
+        return true
+    }
+
+    /// The index of the first field called `name`, ignoring ASCII case.
+    @inlinable
+    public func firstIndex(named name: some StringProtocol) -> Int? {
+        (0..<count).first { nameEquals(at: $0, name) }
+    }
+
+    /// Whether field `index`'s value is exactly `expected`.
+    @inlinable
+    public func valueEquals(at index: Int, _ expected: StaticString) -> Bool {
+        withField(at: index) { _, value in
+            value.elementsEqual(UnsafeBufferPointer(start: expected.utf8Start, count: expected.utf8CodeUnitCount))
+        }
+    }
+
+    /// `name: value\r\n`'s size for field `index`.
+    @inlinable
+    public func lineSize(at index: Int) -> Int {
+        let (_, nameCount, valueCount) = entry(index)
+        return nameCount + valueCount + 4
+    }
+
+    /// Appends a field from its bytes, as given (the caller has checked them).
+    public mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        addEntry(nameCount: name.count, valueCount: value.count)
+        storage.append(contentsOf: name)
+        storage.append(contentsOf: value)
+    }
+
+    /// Appends `name: prefix value` (a credential with its scheme) without
+    /// joining the two into a `String` first.
+    public mutating func add(_ name: StaticString, _ prefix: StaticString, _ value: String) {
+        addEntry(nameCount: name.utf8CodeUnitCount, valueCount: prefix.utf8CodeUnitCount + value.utf8.count)
+        name.withUTF8Buffer { storage.append(contentsOf: $0) }
+        prefix.withUTF8Buffer { storage.append(contentsOf: $0) }
+        value.withContiguousUTF8 { storage.append(contentsOf: $0) }
+    }
+
+    public mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        add(name: name.assumingMemoryBound(to: UInt8.self), value: value.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// Appends a copy of `other`'s field `index`.
+    public mutating func add(fieldAt index: Int, of other: HTTPHeaders) {
+        other.withField(at: index) { name, value in add(name: name, value: value) }
+    }
+
+    /// The table entry for a field whose name and value are appended next.
+    private mutating func addEntry(nameCount: Int, valueCount: Int) {
+        if count == tableCapacity { growTable() }
+        let nameStart = byteCount
+        precondition(nameStart + nameCount + valueCount < Int(UInt32.max), "header fields too large")
+        let offset = count * Self.entrySize
+        storage.withUnsafeMutableBytes { raw in
+            raw.storeBytes(of: UInt32(nameStart), toByteOffset: offset, as: UInt32.self)
+            raw.storeBytes(of: UInt32(nameCount), toByteOffset: offset + 4, as: UInt32.self)
+            raw.storeBytes(of: UInt32(valueCount), toByteOffset: offset + 8, as: UInt32.self)
+        }
+        count += 1
+    }
+
+    /// Room for twice as many table entries (at least 8); the names and
+    /// values move up behind them.
+    private mutating func growTable() {
+        let capacity = Swift.max(8, tableCapacity * 2)
+        var grown: [UInt8] = []
+        grown.reserveCapacity(capacity * Self.entrySize + Swift.max(byteCount, 64) * 2)
+        grown.append(contentsOf: storage[..<(count * Self.entrySize)])
+        grown.append(contentsOf: repeatElement(0, count: (capacity - count) * Self.entrySize))
+        grown.append(contentsOf: storage[namesStart...])
+        storage = grown
+        tableCapacity = capacity
+    }
+}

@@ -1,0 +1,70 @@
+import HTTP
+import Testing
+
+/// The byte-backed header list: the `String` view and the byte accessors
+/// agree, and every change keeps the fields' order and bytes.
+@Suite struct HTTPHeadersTests {
+    private func bytes(_ headers: HTTPHeaders, _ index: Int) -> (name: [UInt8], value: [UInt8]) {
+        headers.withField(at: index) { (Array($0), Array($1)) }
+    }
+
+    @Test func addedFieldsReadBackInOrderAsStringsAndBytes() {
+        var headers = HTTPHeaders(capacity: 1, byteCapacity: 4)  // grows past both
+        headers.add("Content-Type", "application/json")
+        headers.add("Set-Cookie", "a=1")
+        headers.add("set-cookie", "b=2")
+        headers.add("Authorization", "Bearer ", "tok")
+        #expect(headers.count == 4)
+        #expect(headers.fields == [
+            HTTPField(name: "Content-Type", value: "application/json"), HTTPField(name: "Set-Cookie", value: "a=1"),
+            HTTPField(name: "set-cookie", value: "b=2"), HTTPField(name: "Authorization", value: "Bearer tok"),
+        ])
+        #expect(headers["content-type"] == "application/json")
+        #expect(headers.values("SET-COOKIE") == ["a=1", "b=2"])
+        #expect(headers["Missing"] == nil && !headers.contains("Missing"))
+        #expect(headers.firstIndex(named: "SET-cookie") == 1)
+        #expect(headers.nameEquals(at: 3, lowercase: "authorization"))
+        #expect(!headers.nameEquals(at: 3, lowercase: "authorizatio"))
+        #expect(bytes(headers, 3).value == Array("Bearer tok".utf8))
+        #expect(headers.lineSize(at: 0) == "Content-Type: application/json\r\n".utf8.count)
+        #expect(headers.byteCount == headers.fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
+    }
+
+    @Test func lowercaseComparisonsFoldLettersOnly() {
+        let headers: HTTPHeaders = ["X-CSRF": "1", "Connection": "Keep-Alive", "x\u{0D}srf": "1"]
+        #expect(headers.nameEquals(at: 0, lowercase: "x-csrf"))
+        #expect(headers.valueEquals(at: 0, "1") && !headers.valueEquals(at: 1, "1"))
+        #expect(headers.valueEquals(at: 1, lowercase: "keep-alive"))
+        // CR (0x0D) | 0x20 is "-" (0x2D): folding must not make them equal.
+        #expect(!headers.nameEquals(at: 2, lowercase: "x-srf"))
+    }
+
+    @Test func removingKeepsTheOtherFieldsAndTheirBytes() {
+        var headers: HTTPHeaders = ["A": "1", "B": "2", "a": "3", "C": "4"]
+        headers.remove("a")
+        #expect(headers.fields.map(\.value) == ["2", "4"])
+        #expect(bytes(headers, 1).name == Array("C".utf8))
+        headers.set("B", "5")
+        #expect(headers.fields == [HTTPField(name: "C", value: "4"), HTTPField(name: "B", value: "5")])
+        headers.removeAll { $0.value == "4" }
+        #expect(headers.fields == [HTTPField(name: "B", value: "5")])
+    }
+
+    @Test func equalityIsFieldByFieldWhateverTheStorageHolds() {
+        var grown: HTTPHeaders = ["Gone": "x", "A": "1"]
+        grown.remove("Gone")  // its bytes stay in the storage
+        #expect(grown == ["A": "1"])
+        #expect(grown != ["a": "1"])
+        #expect(grown != ["A": "1", "B": "2"])
+        var copied = HTTPHeaders()
+        copied.add(fieldAt: 0, of: grown)
+        #expect(copied == grown)
+    }
+
+    @Test func copiesAreIndependent() {
+        let original: HTTPHeaders = ["A": "1"]
+        var copy = original
+        copy.add("B", "2")
+        #expect(original.count == 1 && copy.count == 2)
+    }
+}
