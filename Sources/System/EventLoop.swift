@@ -20,15 +20,22 @@ public final class EventLoop: @unchecked Sendable {
     let epollFD: Int32
     let wakeFD: Int32
 
-    var handlers: [UInt64: any EventLoopHandler] = [:]
-    private var nextRegistration: UInt64 = 1
-    var localJobs: [UnownedJob] = []
-    var localWork: [@Sendable () -> Void] = []
-    var runningJobs: [UnownedJob] = []
-    var runningWork: [@Sendable () -> Void] = []
-    var timers = TimerHeap()
-    private var nextTimer: UInt64 = 1
-    private var eventBuffer: [epoll_event]
+    // The loop-thread state below is `@exclusivity(unchecked)`: touched on
+    // one thread, and no access to a property is held across a call that
+    // could reach the same property (queues are swapped out before their
+    // work runs; timers run after they are popped; handlers are called
+    // after their lookup), so the run-time exclusivity check, some 60
+    // checks per proxied request on the loop's own bookkeeping, would
+    // never fire. Other classes keep the check.
+    @exclusivity(unchecked) var handlers: [UInt64: any EventLoopHandler] = [:]
+    @exclusivity(unchecked) private var nextRegistration: UInt64 = 1
+    @exclusivity(unchecked) var localJobs: [UnownedJob] = []
+    @exclusivity(unchecked) var localWork: [@Sendable () -> Void] = []
+    @exclusivity(unchecked) var runningJobs: [UnownedJob] = []
+    @exclusivity(unchecked) var runningWork: [@Sendable () -> Void] = []
+    @exclusivity(unchecked) var timers = TimerHeap()
+    @exclusivity(unchecked) private var nextTimer: UInt64 = 1
+    @exclusivity(unchecked) private var eventBuffer: [epoll_event]
 
     struct RemoteQueue {
         var jobs: [UnownedJob] = []
@@ -40,12 +47,12 @@ public final class EventLoop: @unchecked Sendable {
     private let threadID = Atomic<UInt>(0)
 
     /// Nanoseconds on the monotonic clock when this loop iteration began.
-    public private(set) var now: UInt64 = MonotonicClock.now()
+    @exclusivity(unchecked) public private(set) var now: UInt64 = MonotonicClock.now()
 
     /// See `waitForEvents`.
     static let pollsBeforeSleeping = 2
     /// Polls made after yielding, over the loop's life (loop thread only).
-    private(set) var yieldedPolls = 0
+    @exclusivity(unchecked) private(set) var yieldedPolls = 0
 
     public init(index: Int = 0) throws(SystemError) {
         self.index = index
