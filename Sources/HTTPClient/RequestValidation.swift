@@ -5,14 +5,18 @@ import HTTP
 enum RequestValidation {
     static func check(_ request: HTTPClientRequest) throws(HTTPClientError) {
         guard isToken(request.method.rawValue) else { throw .invalidRequest }
-        guard !request.url.isEmpty, request.url.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else {
+        guard !request.url.isEmpty, allBytes(of: request.url, satisfy: { $0 > 0x20 && $0 != 0x7F }) else {
             throw .invalidURL
         }
         let headers = request.headers
         for index in 0..<headers.count {
+            // Plain loops: `allSatisfy` with a closure made a call per byte,
+            // and a bearer token is a kilobyte of them.
             let valid = headers.withField(at: index) { name, value in
-                !name.isEmpty && name.allSatisfy(HTTPRequestParser.isTokenByte)
-                    && value.allSatisfy(UpstreamResponseParser.isFieldValueByte)
+                guard !name.isEmpty else { return false }
+                for byte in name where !HTTPRequestParser.isTokenByte(byte) { return false }
+                for byte in value where !UpstreamResponseParser.isFieldValueByte(byte) { return false }
+                return true
             }
             guard valid else { throw .invalidRequest }
         }
@@ -27,6 +31,9 @@ enum RequestValidation {
     /// do): an indexed loop instead of the view's iterator.
     @inline(__always)
     private static func allBytes(of text: String, satisfy predicate: (UInt8) -> Bool) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(predicate) } ?? text.utf8.allSatisfy(predicate)
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes where !predicate(byte) { return false }
+            return true
+        } ?? text.utf8.allSatisfy(predicate)
     }
 }

@@ -1,3 +1,4 @@
+import Glibc
 import HTTP
 
 /// How an upstream response's body is delimited (RFC 9112 §6.3).
@@ -32,17 +33,21 @@ enum UpstreamResponseParser {
     /// `bytes[0]`, or nil when it has not all arrived.
     static func headEnd(_ bytes: UnsafeRawBufferPointer) -> Int? {
         var lineStart = 0
-        var index = 0
-        let count = bytes.count
-        while index < count {
-            if bytes[index] == 0x0A {
-                let length = index - lineStart
-                if length == 0 || (length == 1 && bytes[lineStart] == 0x0D) { return index + 1 }
-                lineStart = index + 1
-            }
-            index += 1
+        while let newline = newline(in: bytes, from: lineStart) {
+            let length = newline - lineStart
+            if length == 0 || (length == 1 && bytes[lineStart] == 0x0D) { return newline + 1 }
+            lineStart = newline + 1
         }
         return nil
+    }
+
+    /// The offset of the first LF in `bytes` at or after `start`: memchr,
+    /// which reads a word or a vector at a time.
+    @inline(__always)
+    static func newline(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard start < bytes.count, let base = bytes.baseAddress,
+              let found = memchr(base + start, 0x0A, bytes.count - start) else { return nil }
+        return base.distance(to: UnsafeRawPointer(found))
     }
 
     /// Parses the head in `bytes` (through its blank line).
@@ -110,7 +115,7 @@ enum UpstreamResponseParser {
             status = status * 10 + Int(digit - 0x30)
         }
         guard status >= 100, line.count == 12 || line[12] == 0x20 else { throw .invalidResponse }
-        for byte in line[12...] where !isFieldValueByte(byte) { throw .invalidResponse }
+        for index in 12..<line.count where !isFieldValueByte(line[index]) { throw .invalidResponse }
         return (Int(line[7] - 0x30), status)
     }
 
@@ -118,13 +123,19 @@ enum UpstreamResponseParser {
     private static func parseField(_ line: UnsafeRawBufferPointer) throws(HTTPClientError)
         -> (name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
     {
-        guard let colon = line.firstIndex(of: 0x3A), colon > 0 else { throw .invalidResponse }
-        for byte in line[..<colon] where !HTTPRequestParser.isTokenByte(byte) { throw .invalidResponse }
+        // Indexed loops over the line itself: iterating slices of it
+        // checks every index against the slice's bounds.
+        var colon = 0
+        while colon < line.count, line[colon] != 0x3A {
+            guard HTTPRequestParser.isTokenByte(line[colon]) else { throw .invalidResponse }
+            colon += 1
+        }
+        guard colon > 0, colon < line.count else { throw .invalidResponse }
         var start = colon + 1
         var end = line.count
         while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
         while end > start, line[end - 1] == 0x20 || line[end - 1] == 0x09 { end -= 1 }
-        for byte in line[start..<end] where !isFieldValueByte(byte) { throw .invalidResponse }
+        for index in start..<end where !isFieldValueByte(line[index]) { throw .invalidResponse }
         return (UnsafeRawBufferPointer(rebasing: line[..<colon]), UnsafeRawBufferPointer(rebasing: line[start..<end]))
     }
 
@@ -164,6 +175,7 @@ enum UpstreamResponseParser {
     }
 
     /// Visible characters, space, tab and obs-text; no other control.
+    @inline(__always)
     static func isFieldValueByte(_ byte: UInt8) -> Bool {
         byte == 0x09 || (byte >= 0x20 && byte != 0x7F)
     }
@@ -178,7 +190,7 @@ private struct LineReader {
     init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     mutating func next() -> UnsafeRawBufferPointer? {
-        guard offset < bytes.count, let newline = bytes[offset...].firstIndex(of: 0x0A) else { return nil }
+        guard let newline = UpstreamResponseParser.newline(in: bytes, from: offset) else { return nil }
         var end = newline
         if end > offset, bytes[end - 1] == 0x0D { end -= 1 }
         defer { offset = newline + 1 }
