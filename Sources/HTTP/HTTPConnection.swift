@@ -15,12 +15,17 @@ final class HTTPConnection: EventLoopHandler {
     var interest: EpollEvents = [.readable, .readHangup]
     private(set) var closed = false
 
-    var parser: HTTPRequestParser
+    // The parser and the two buffers are `@exclusivity(unchecked)`: each
+    // is changed in place by calls that never reach back into this
+    // connection (parsing, appending, compacting, a write(2) from the
+    // buffer), so the run-time exclusivity check, a dozen per request,
+    // could never fire (see EventLoop).
+    @exclusivity(unchecked) var parser: HTTPRequestParser
     /// Received bytes; `input[inputStart...]` is not parsed yet.
-    var input: [UInt8] = []
+    @exclusivity(unchecked) var input: [UInt8] = []
     var inputStart = 0
     /// Bytes queued to send; `output[outputStart...]` is not sent yet.
-    var output: [UInt8] = []
+    @exclusivity(unchecked) var output: [UInt8] = []
     var outputStart = 0
 
     // The request being answered (one at a time; pipelined ones wait).

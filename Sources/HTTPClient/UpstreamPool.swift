@@ -120,15 +120,21 @@ final class UpstreamPool: @unchecked Sendable {
     /// A connection finished its exchange and can carry another.
     func release(_ connection: UpstreamConnection) {
         let endpoint = connection.endpoint
-        if queued[endpoint] != nil {
+        if !queued.isEmpty, queued[endpoint] != nil {
             // Closed, it makes room for the one in line on a new connection.
             guard connection.isQuiet else { return connection.close() }
             if let next = nextInLine(endpoint) { return connection.begin(next) }
         }
         guard !shutDown, idleCount < configuration.maxIdleConnections else { return connection.close() }
         connection.idleSince = loop.now
-        let list = idle[endpoint] ?? IdleList()
-        if list.connections.isEmpty { idle[endpoint] = list }
+        // One lookup when the endpoint's list exists (it stays, emptied).
+        let list: IdleList
+        if let existing = idle[endpoint] {
+            list = existing
+        } else {
+            list = IdleList()
+            idle[endpoint] = list
+        }
         list.connections.append(connection)
         idleCount += 1
         // The oldest idle connection of this endpoint goes once too old.

@@ -71,7 +71,8 @@ final class SessionMemo: Sendable {
                 table.sinceSweep = 0
                 table.entries = table.entries.filter { now &- $0.value.usedAt < maxUnusedMilliseconds }
             }
-            if table.entries[cookieValue] == nil, table.entries.count >= capacity {
+            // The count first: the key is hashed again only when full.
+            if table.entries.count >= capacity, table.entries[cookieValue] == nil {
                 table.entries.remove(at: table.entries.startIndex)
             }
             table.entries[cookieValue] = entry
