@@ -10,7 +10,7 @@ role="${1:-runtime}"
 packages=(pkg-config libssl-dev libcurl4-openssl-dev libhiredis-dev redis-server)
 case "$role" in
     test) packages+=(python3 python3-pip openssl nginx-light chromium) ;;
-    bench) packages+=(python3 nginx-light wrk) ;;
+    bench) packages+=(python3 nginx-light wrk valgrind) ;;
 esac
 
 missing=()

@@ -165,6 +165,7 @@ def wrk(url: str, connections: int, seconds: int, threads: int = 1, script: str 
         cpu_us = (cpu_seconds(cpu_of) - before) / int(answered.group(1)) * 1e6
     return {
         "rps": rps,
+        "requests": int(answered.group(1)) if answered else 0,
         "cpu_us": cpu_us,
         "p50": latencies.get("50"),
         "p99": latencies.get("99"),

@@ -19,12 +19,24 @@ like with like.
          the new build's p99 minus the base's, for changes meant to move
          the latency under a moderate load rather than the CPU.
 
-Usage: Tests/Benchmarks/paired.sh core|proxy|half BASE_BINARY NEW_BINARY [rounds=5] [seconds=5]
+  instructions
+         each build under valgrind's callgrind, one connection at a time
+         (wrk -t1 -c1, after a warm-up), on /healthz and on the proxied
+         GET: the user-space instructions per request, counted, not timed,
+         so that the figure does not move with the machine's load (it
+         leaves out the kernel's share, and what a cache miss or an atomic
+         costs beyond its instruction).
+
+Usage: Tests/Benchmarks/paired.sh core|proxy|half|instructions BASE_BINARY NEW_BINARY [rounds=5] [seconds=5]
 A binary is a release build, e.g. from `swift build -c release
 --static-swift-stdlib --scratch-path DIR` at each of the two commits.
 """
+import glob
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 import benchlib as b
@@ -33,11 +45,11 @@ import proxy_bench as pb
 CONNECTIONS = 64
 
 
-def core_targets(binaries: list[str]) -> tuple[list[dict], list[b.Process]]:
+def core_targets(binaries: list[str], prefix: list[str] | None = None) -> tuple[list[dict], list[b.Process]]:
     processes, targets = [], []
     for binary in binaries:
         admin_port = b.free_port()
-        process = b.Process([binary], env={
+        process = b.Process((prefix or []) + [binary], env={
             "BFF_LISTEN": f"127.0.0.1:{b.free_port()}",
             "BFF_ADMIN_LISTEN": f"127.0.0.1:{admin_port}",
             "BFF_LOG_LEVEL": "warning",
@@ -48,12 +60,12 @@ def core_targets(binaries: list[str]) -> tuple[list[dict], list[b.Process]]:
     return targets, processes
 
 
-def proxy_targets(binaries: list[str]) -> tuple[list[dict], list[b.Process]]:
+def proxy_targets(binaries: list[str], prefix: list[str] | None = None) -> tuple[list[dict], list[b.Process]]:
     backends = pb.start_backends(b.build_release("modgud-sim"), lifetime=3600)
     processes = list(backends["processes"])
     targets = []
     for binary in binaries:
-        gateway, public_port, admin_port = pb.start_gateway(binary, backends)
+        gateway, public_port, admin_port = pb.start_gateway(binary, backends, prefix)
         processes.insert(0, gateway)
         targets.append({"url": f"http://127.0.0.1:{public_port}{pb.PATH}", "pid": gateway.pid,
                         "public_port": public_port, "wait": [public_port, admin_port]})
@@ -75,11 +87,54 @@ def half_load_connections(target: dict) -> int:
     return pb.paced_connections(target["url"], rate, target["paced_script"])
 
 
+def instructions_per_request(target: dict, dumps: str, seconds: int) -> tuple[float, int]:
+    """Zeroes `target`'s callgrind counters, sends requests on one
+    connection for `seconds`, dumps the counters: instructions per request."""
+    pid = target["pid"]
+    b.wrk(target["url"], 1, 3, script=target["script"])
+    subprocess.run(["callgrind_control", "-z", str(pid)], check=True, capture_output=True)
+    for stale in glob.glob(f"{dumps}/callgrind.{pid}.*"):
+        os.remove(stale)
+    requests = b.wrk(target["url"], 1, seconds, script=target["script"])["requests"]
+    subprocess.run(["callgrind_control", "-d", str(pid)], check=True, capture_output=True)
+    total = 0
+    for dump in glob.glob(f"{dumps}/callgrind.{pid}.*"):
+        with open(dump) as file:
+            total += sum(int(line.split()[1]) for line in file if line.startswith("summary:"))
+    return total / requests, requests
+
+
+def instructions(binaries: list[str], seconds: int) -> int:
+    dumps = tempfile.mkdtemp(prefix="bench-callgrind-")
+    prefix = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={dumps}/callgrind.%p", "--dump-instr=no"]
+    print("# Paired run, instructions: user-space instructions per request (valgrind callgrind), "
+          f"wrk -t1 -c1 for {seconds} s after a 3 s warm-up")
+    print()
+    print("| path | base | new | new vs base |")
+    print("|---|---|---|---|")
+    for name, make in (("GET /healthz (admin listener)", core_targets), ("proxied GET /api/items", proxy_targets)):
+        targets, processes = make(binaries, prefix)
+        try:
+            for target in targets:
+                for port in target["wait"]:
+                    b.wait_for_port(port, timeout=60)
+            counts = [instructions_per_request(target, dumps, seconds) for target in targets]
+        finally:
+            for process in processes:
+                process.stop()
+        (base, base_n), (new, new_n) = counts
+        print(f"| {name} | {base:,.0f} ({base_n} requests) | {new:,.0f} ({new_n} requests) "
+              f"| {100 * (new / base - 1):+.1f} % |")
+    return 0
+
+
 def main() -> int:
-    if len(sys.argv) < 4 or sys.argv[1] not in ("core", "proxy", "half"):
+    if len(sys.argv) < 4 or sys.argv[1] not in ("core", "proxy", "half", "instructions"):
         print(__doc__)
         return 2
     mode, binaries = sys.argv[1], sys.argv[2:4]
+    if mode == "instructions":
+        return instructions(binaries, int(sys.argv[5]) if len(sys.argv) > 5 else 5)
     rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 5
     seconds = int(sys.argv[5]) if len(sys.argv) > 5 else 5
     targets, processes = (core_targets if mode == "core" else proxy_targets)(binaries)

@@ -119,13 +119,14 @@ def start_backends(simulator, lifetime: int) -> dict:
     return {"ports": ports, "processes": [upstream, sim, redis]}
 
 
-def start_gateway(binary, backends: dict) -> tuple[b.Process, int, int]:
+def start_gateway(binary, backends: dict, prefix: list[str] | None = None) -> tuple[b.Process, int, int]:
     """The gateway with one route, `/api/` -> the upstream, token mode
-    `user`; returns it and its public and admin ports."""
+    `user` (run under `prefix`, a tool such as valgrind, when given);
+    returns it and its public and admin ports."""
     ports = backends["ports"]
     public_port, admin_port = b.free_port(), b.free_port()
     routes = [{"prefix": "/api/", "upstream": f"http://127.0.0.1:{ports['upstream']}/", "token": "user"}]
-    gateway = b.Process([str(binary)], inherit_env=False, env={
+    gateway = b.Process((prefix or []) + [str(binary)], inherit_env=False, env={
         "BFF_LISTEN": f"127.0.0.1:{public_port}",
         "BFF_ADMIN_LISTEN": f"127.0.0.1:{admin_port}",
         "BFF_PUBLIC_ORIGIN": f"http://localhost:{public_port}",
