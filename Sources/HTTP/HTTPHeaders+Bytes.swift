@@ -85,18 +85,23 @@ extension HTTPHeaders {
 
     /// Appends a field from its bytes, as given (the caller has checked them).
     public mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        addEntry(nameCount: name.count, valueCount: value.count)
-        storage.append(contentsOf: name)
-        storage.append(contentsOf: value)
+        appendField(nameCount: name.count, valueCount: value.count) { at in
+            Self.copy(name, to: at)
+            Self.copy(value, to: at + name.count)
+        }
     }
 
     /// Appends `name: prefix value` (a credential with its scheme) without
     /// joining the two into a `String` first.
     public mutating func add(_ name: StaticString, _ prefix: StaticString, _ value: String) {
-        addEntry(nameCount: name.utf8CodeUnitCount, valueCount: prefix.utf8CodeUnitCount + value.utf8.count)
-        name.withUTF8Buffer { storage.append(contentsOf: $0) }
-        prefix.withUTF8Buffer { storage.append(contentsOf: $0) }
-        value.withContiguousUTF8 { storage.append(contentsOf: $0) }
+        let (nameCount, prefixCount) = (name.utf8CodeUnitCount, prefix.utf8CodeUnitCount)
+        value.withContiguousUTF8 { value in
+            appendField(nameCount: nameCount, valueCount: prefixCount + value.count) { at in
+                Self.copy(UnsafeBufferPointer(start: name.utf8Start, count: nameCount), to: at)
+                Self.copy(UnsafeBufferPointer(start: prefix.utf8Start, count: prefixCount), to: at + nameCount)
+                Self.copy(value, to: at + nameCount + prefixCount)
+            }
+        }
     }
 
     public mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
@@ -108,30 +113,58 @@ extension HTTPHeaders {
         other.withField(at: index) { name, value in add(name: name, value: value) }
     }
 
-    /// The table entry for a field whose name and value are appended next.
-    private mutating func addEntry(nameCount: Int, valueCount: Int) {
+    /// Appends a table entry and the field's bytes, which `write` writes
+    /// from the pointer it is given, all in one access to the buffer.
+    private mutating func appendField(nameCount: Int, valueCount: Int,
+                                      _ write: (UnsafeMutablePointer<UInt8>) -> Void) {
         if count == tableCapacity { growTable() }
+        let size = nameCount + valueCount
+        if end + size > storage.count { growBytes(to: end + size) }
         let nameStart = byteCount
-        precondition(nameStart + nameCount + valueCount < Int(UInt32.max), "header fields too large")
-        let offset = count * Self.entrySize
-        storage.withUnsafeMutableBytes { raw in
+        precondition(nameStart + size < Int(UInt32.max), "header fields too large")
+        let (offset, at) = (count * Self.entrySize, end)
+        storage.withUnsafeMutableBufferPointer { buffer in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
             raw.storeBytes(of: UInt32(nameStart), toByteOffset: offset, as: UInt32.self)
             raw.storeBytes(of: UInt32(nameCount), toByteOffset: offset + 4, as: UInt32.self)
             raw.storeBytes(of: UInt32(valueCount), toByteOffset: offset + 8, as: UInt32.self)
+            if let base = buffer.baseAddress { write(base + at) }
         }
+        end += size
         count += 1
+    }
+
+    private static func copy(_ bytes: UnsafeBufferPointer<UInt8>, to target: UnsafeMutablePointer<UInt8>) {
+        if let base = bytes.baseAddress { target.update(from: base, count: bytes.count) }
     }
 
     /// Room for twice as many table entries (at least 8); the names and
     /// values move up behind them.
     private mutating func growTable() {
         let capacity = Swift.max(8, tableCapacity * 2)
-        var grown: [UInt8] = []
-        grown.reserveCapacity(capacity * Self.entrySize + Swift.max(byteCount, 64) * 2)
-        grown.append(contentsOf: storage[..<(count * Self.entrySize)])
-        grown.append(contentsOf: repeatElement(0, count: (capacity - count) * Self.entrySize))
-        grown.append(contentsOf: storage[namesStart...])
+        let (tableBytes, names) = (capacity * Self.entrySize, byteCount)
+        var grown = [UInt8](repeating: 0, count: tableBytes + Swift.max(names * 2, 64))
+        grown.withUnsafeMutableBufferPointer { target in
+            storage.withUnsafeBufferPointer { source in
+                guard let from = source.baseAddress, let to = target.baseAddress else { return }
+                to.update(from: from, count: count * Self.entrySize)
+                (to + tableBytes).update(from: from + namesStart, count: names)
+            }
+        }
         storage = grown
         tableCapacity = capacity
+        end = tableBytes + names
+    }
+
+    /// Room for at least `needed` bytes in all, twice the buffer's size at least.
+    private mutating func growBytes(to needed: Int) {
+        var grown = [UInt8](repeating: 0, count: Swift.max(needed, storage.count * 2))
+        grown.withUnsafeMutableBufferPointer { target in
+            storage.withUnsafeBufferPointer { source in
+                guard let from = source.baseAddress, let to = target.baseAddress else { return }
+                to.update(from: from, count: end)
+            }
+        }
+        storage = grown
     }
 }

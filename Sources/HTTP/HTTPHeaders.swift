@@ -31,9 +31,12 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// The table, `tableCapacity` entries of `entrySize` bytes (three
     /// `UInt32`s: where the name starts, counted from the end of the table,
     /// the name's length and the value's, which follows the name), then
-    /// the names and values.
+    /// the names and values up to `end`, then zeroed room for more (so a
+    /// field is written in place, with one check of the buffer's
+    /// uniqueness, instead of appended piece by piece).
     @usableFromInline var storage: [UInt8]
     @usableFromInline var tableCapacity: Int
+    @usableFromInline var end: Int
     public internal(set) var count: Int
 
     @usableFromInline static let entrySize = 12
@@ -41,16 +44,17 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     public init() {
         storage = []
         tableCapacity = 0
+        end = 0
         count = 0
     }
 
     /// Empty, with room for `capacity` fields whose names and values take
     /// `byteCapacity` bytes in all (by default 32 each).
     public init(capacity: Int, byteCapacity: Int? = nil) {
-        self.init()
-        storage.reserveCapacity(capacity * Self.entrySize + (byteCapacity ?? capacity * 32))
-        storage.append(contentsOf: repeatElement(0, count: capacity * Self.entrySize))
+        storage = [UInt8](repeating: 0, count: capacity * Self.entrySize + (byteCapacity ?? capacity * 32))
         tableCapacity = capacity
+        end = capacity * Self.entrySize
+        count = 0
     }
 
     public init(_ fields: [HTTPField]) {
@@ -67,7 +71,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     @inlinable var namesStart: Int { tableCapacity * Self.entrySize }
 
     /// The bytes the fields' names and values take.
-    public var byteCount: Int { storage.count - namesStart }
+    public var byteCount: Int { end - namesStart }
 
     /// The fields as `String` pairs, in order.
     public var fields: [HTTPField] { (0..<count).map(field) }

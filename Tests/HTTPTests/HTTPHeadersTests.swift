@@ -61,6 +61,19 @@ import Testing
         #expect(copied == grown)
     }
 
+    @Test func growingPastTheTableAndTheBytesKeepsEveryField() {
+        var headers = HTTPHeaders()
+        let long = String(repeating: "v", count: 5000)
+        for index in 0..<40 { headers.add("Field-\(index)", index == 20 ? long : "value \(index)") }
+        #expect(headers.count == 40)
+        for index in 0..<40 {
+            #expect(headers.field(at: index) == HTTPField(name: "Field-\(index)", value: index == 20 ? long : "value \(index)"))
+        }
+        var copy = HTTPHeaders()
+        for index in 0..<headers.count { copy.add(fieldAt: index, of: headers) }
+        #expect(copy == headers)
+    }
+
     @Test func copiesAreIndependent() {
         let original: HTTPHeaders = ["A": "1"]
         var copy = original
