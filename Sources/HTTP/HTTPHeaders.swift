@@ -128,6 +128,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     }
 
     public mutating func remove(_ name: String) {
+        guard firstIndex(named: name) != nil else { return }
         self = kept { !nameEquals(at: $0, name) }
     }
 
@@ -135,9 +136,10 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         self = kept { !shouldRemove(field(at: $0)) }
     }
 
-    /// The fields whose index `keep` accepts, in a buffer of their own.
+    /// The fields whose index `keep` accepts, in a buffer of their own
+    /// with room for one more (`set` adds one right after).
     private func kept(_ keep: (Int) -> Bool) -> HTTPHeaders {
-        var kept = HTTPHeaders(capacity: count, byteCapacity: byteCount)
+        var kept = HTTPHeaders(capacity: count + 1, byteCapacity: byteCount + 64)
         for index in 0..<count where keep(index) { kept.add(fieldAt: index, of: self) }
         return kept
     }

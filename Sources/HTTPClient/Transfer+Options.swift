@@ -120,21 +120,24 @@ extension Transfer {
         var sawExpect = false, sawAccept = false
         var line: [UInt8] = []
         line.reserveCapacity(256)
-        for field in headers {
-            if field.name.equalsIgnoringASCIICase("Content-Length")
-                || field.name.equalsIgnoringASCIICase("Transfer-Encoding") { continue }
-            if field.name.equalsIgnoringASCIICase("Expect") { sawExpect = true }
-            if field.name.equalsIgnoringASCIICase("Accept") { sawAccept = true }
+        for index in 0..<headers.count {
+            if headers.nameEquals(at: index, lowercase: "content-length")
+                || headers.nameEquals(at: index, lowercase: "transfer-encoding") { continue }
+            if headers.nameEquals(at: index, lowercase: "expect") { sawExpect = true }
+            if headers.nameEquals(at: index, lowercase: "accept") { sawAccept = true }
             // "Name;" is libcurl's spelling of a field with an empty value.
-            // Written into one reused buffer; libcurl copies each line.
+            // Written into one reused buffer, from the field's bytes as they
+            // came; libcurl copies each line.
             line.removeAll(keepingCapacity: true)
-            line.append(contentsOf: field.name.utf8)
-            if field.value.isEmpty {
-                line.append(UInt8(ascii: ";"))
-            } else {
-                line.append(UInt8(ascii: ":"))
-                line.append(UInt8(ascii: " "))
-                line.append(contentsOf: field.value.utf8)
+            headers.withField(at: index) { name, value in
+                line.append(contentsOf: name)
+                if value.isEmpty {
+                    line.append(UInt8(ascii: ";"))
+                } else {
+                    line.append(UInt8(ascii: ":"))
+                    line.append(UInt8(ascii: " "))
+                    line.append(contentsOf: value)
+                }
             }
             line.append(0)
             list = line.withUnsafeBytes { curl_slist_append(list, $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }

@@ -20,21 +20,24 @@ public final class EventLoop: @unchecked Sendable {
     let epollFD: Int32
     let wakeFD: Int32
 
-    // The loop-thread state below is `@exclusivity(unchecked)`: touched on
-    // one thread, and no access to a property is held across a call that
-    // could reach the same property (queues are swapped out before their
-    // work runs; timers run after they are popped; handlers are called
-    // after their lookup), so the run-time exclusivity check, some 60
-    // checks per proxied request on the loop's own bookkeeping, would
-    // never fire. Other classes keep the check.
+    // Most loop-thread state below is `@exclusivity(unchecked)`: touched
+    // on one thread, and no access to a property is held across a call
+    // that could reach the same property (queues are swapped out before
+    // their work runs and emptied only into queues of their own; handlers
+    // are called after their lookup, and removed by themselves, so the
+    // removal never frees one), so the run-time exclusivity check, dozens
+    // per proxied request on the loop's own bookkeeping, would never fire.
+    // `timers` keeps the check: dropping a cancelled timer inside the
+    // heap's own methods frees its action, whose captures' deinits are not
+    // this file's to vouch for. Other classes keep the check too.
     @exclusivity(unchecked) var handlers: [UInt64: any EventLoopHandler] = [:]
     @exclusivity(unchecked) private var nextRegistration: UInt64 = 1
     @exclusivity(unchecked) var localJobs: [UnownedJob] = []
     @exclusivity(unchecked) var localWork: [@Sendable () -> Void] = []
     @exclusivity(unchecked) var runningJobs: [UnownedJob] = []
     @exclusivity(unchecked) var runningWork: [@Sendable () -> Void] = []
-    @exclusivity(unchecked) var timers = TimerHeap()
-    @exclusivity(unchecked) private var nextTimer: UInt64 = 1
+    var timers = TimerHeap()
+    private var nextTimer: UInt64 = 1
     @exclusivity(unchecked) private var eventBuffer: [epoll_event]
 
     struct RemoteQueue {

@@ -173,8 +173,9 @@ struct APIProxy: Sendable {
                context: RequestContext) async throws -> HTTPResponse {
         let received = response.headers
         let named = Self.connectionTokens(received, beyond: Self.responseHeadersDropped)
-        var headers = HTTPHeaders(capacity: received.count + extraCookies.count,
-                                  byteCapacity: received.byteCount + extraCookies.reduce(0) { $0 + $1.utf8.count + 10 })
+        // Room for the fields the pipeline adds on the way out (X-Request-Id).
+        var headers = HTTPHeaders(capacity: received.count + extraCookies.count + 2,
+                                  byteCapacity: received.byteCount + extraCookies.reduce(0) { $0 + $1.utf8.count + 10 } + 64)
         for index in 0..<received.count {
             if Self.isNamed(received, index, in: Self.responseHeadersDropped, or: named) { continue }
             if received.nameEquals(at: index, lowercase: "set-cookie"), isGatewayCookie(received.value(at: index)) { continue }
