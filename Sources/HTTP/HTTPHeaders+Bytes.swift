@@ -143,7 +143,7 @@ extension HTTPHeaders {
     private mutating func growTable() {
         let capacity = Swift.max(8, tableCapacity * 2)
         let (tableBytes, names) = (capacity * Self.entrySize, byteCount)
-        var grown = [UInt8](repeating: 0, count: tableBytes + Swift.max(names * 2, 64))
+        var grown = Self.zeroed(tableBytes + Swift.max(names * 2, 64))
         grown.withUnsafeMutableBufferPointer { target in
             storage.withUnsafeBufferPointer { source in
                 guard let from = source.baseAddress, let to = target.baseAddress else { return }
@@ -158,7 +158,7 @@ extension HTTPHeaders {
 
     /// Room for at least `needed` bytes in all, twice the buffer's size at least.
     private mutating func growBytes(to needed: Int) {
-        var grown = [UInt8](repeating: 0, count: Swift.max(needed, storage.count * 2))
+        var grown = Self.zeroed(Swift.max(needed, storage.count * 2))
         grown.withUnsafeMutableBufferPointer { target in
             storage.withUnsafeBufferPointer { source in
                 guard let from = source.baseAddress, let to = target.baseAddress else { return }

