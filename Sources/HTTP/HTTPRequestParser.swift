@@ -258,14 +258,7 @@ extension HTTPRequestParser {
         /// ignoring ASCII case.
         @inline(__always)
         func equalsIgnoringCase(_ range: Range<Int>, _ lowercase: StaticString) -> Bool {
-            guard range.count == lowercase.utf8CodeUnitCount else { return false }
-            let expected = lowercase.utf8Start
-            for offset in 0..<range.count {
-                let byte = bytes[range.lowerBound + offset]
-                let folded = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-                if folded != expected[offset] { return false }
-            }
-            return true
+            HTTPHeaders.equals(slice(range).assumingMemoryBound(to: UInt8.self), lowercase: lowercase)
         }
 
         /// The first offset in `range` holding `byte`.
