@@ -134,6 +134,26 @@ extension HTTPRequestParser {
     @inlinable
     public static func isTokenByte(_ byte: UInt8) -> Bool { Byte.isTChar(byte) }
 
+    /// Whether every byte of `value` may stand in a field value (VCHAR,
+    /// obs-text, SP, HTAB), for other writers and readers of HTTP (the
+    /// upstream client's checks). Tests eight bytes at a time, and byte by
+    /// byte only where a word holds a control character (a tab, or a
+    /// refusal): a bearer token is a kilobyte of bytes.
+    public static func isFieldValue(_ value: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        while i + 8 <= value.count {
+            if Byte.hasControl(value.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
+                for j in i..<(i + 8) where !Byte.isFieldValueByte(value[j]) { return false }
+            }
+            i += 8
+        }
+        while i < value.count {
+            guard Byte.isFieldValueByte(value[i]) else { return false }
+            i += 1
+        }
+        return true
+    }
+
     /// Named byte values and the character classes of RFC 9110 §5.6.
     @usableFromInline
     enum Byte {

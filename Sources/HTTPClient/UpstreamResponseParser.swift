@@ -135,8 +135,9 @@ enum UpstreamResponseParser {
         var end = line.count
         while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
         while end > start, line[end - 1] == 0x20 || line[end - 1] == 0x09 { end -= 1 }
-        for index in start..<end where !isFieldValueByte(line[index]) { throw .invalidResponse }
-        return (UnsafeRawBufferPointer(rebasing: line[..<colon]), UnsafeRawBufferPointer(rebasing: line[start..<end]))
+        let value = UnsafeRawBufferPointer(rebasing: line[start..<end])
+        guard HTTPRequestParser.isFieldValue(value) else { throw .invalidResponse }
+        return (UnsafeRawBufferPointer(rebasing: line[..<colon]), value)
     }
 
     /// Calls `body` with each item of a comma-separated list, trimmed.

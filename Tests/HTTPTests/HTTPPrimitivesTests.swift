@@ -1,0 +1,43 @@
+import HTTP
+import Testing
+
+/// Small pieces the parsers and the upstream client share: the field-value
+/// byte check, and a request head's path and query.
+@Suite struct HTTPPrimitivesTests {
+    private func isFieldValue(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { HTTPRequestParser.isFieldValue($0) }
+    }
+
+    @Test func fieldValuesTakeVisibleBytesSpaceTabAndObsTextOnly() {
+        // 21 bytes: two eight-byte words and a tail, so each refused byte is
+        // tried at the start, middle and end of a word and in the tail.
+        let good = Array("Bearer abc.DEF-123_~+".utf8)
+        #expect(isFieldValue(good))
+        #expect(isFieldValue([]))
+        #expect(isFieldValue(Array(repeating: 0x09, count: 17)))  // tabs only
+        #expect(isFieldValue(Array(0x20...0x7E) + Array(0x80...0xFF)))
+        for refused: UInt8 in [0x00, 0x0A, 0x0D, 0x1F, 0x7F] {
+            for position in [0, 3, 7, 8, 15, 16, 20] {
+                var bytes = good
+                bytes[position] = refused
+                #expect(!isFieldValue(bytes), "byte \(refused) at \(position)")
+            }
+        }
+    }
+
+    @Test func pathAndQuerySplitAtTheFirstQuestionMarkAndFollowTheTarget() {
+        var head = HTTPRequestHead(method: .get, target: "/a/b?x=1&y=?")
+        #expect(head.path == "/a/b")
+        #expect(head.query == "x=1&y=?")
+        head.target = "/c"
+        #expect(head.path == "/c")
+        #expect(head.query == nil)
+        head.target = "/ä/é?q=ü"
+        #expect(head.path == "/ä/é")
+        #expect(head.query == "q=ü")
+        head.target = "/d?"
+        #expect(head.path == "/d")
+        #expect(head.query == "")
+        #expect(HTTPRequestHead(method: .get, target: "?only").path == "")
+    }
+}
