@@ -34,7 +34,12 @@ public enum HTTPBodyFraming: Sendable, Equatable {
 public struct HTTPRequestHead: Sendable, Equatable {
     public var method: HTTPMethod
     /// The request target exactly as sent (origin-form, absolute-form or `*`).
-    public var target: String
+    public var target: String {
+        didSet { queryMark = Self.queryMark(of: target) }
+    }
+    /// The byte offset of the `?` in `target`, if any: found once, as
+    /// `path` and `query` are read several times per request.
+    private var queryMark: Int?
     public var version: HTTPVersion
     public var headers: HTTPHeaders
     public var framing: HTTPBodyFraming
@@ -48,6 +53,7 @@ public struct HTTPRequestHead: Sendable, Equatable {
                 keepAlive: Bool = true, expectsContinue: Bool = false) {
         self.method = method
         self.target = target
+        queryMark = Self.queryMark(of: target)
         self.version = version
         self.headers = headers
         self.framing = framing
@@ -57,17 +63,21 @@ public struct HTTPRequestHead: Sendable, Equatable {
 
     /// The path part of the target, without the query.
     public var path: Substring {
-        // By bytes: `?` is ASCII, and a Character search would run
-        // grapheme breaking over the whole target.
-        let t = target[...]
-        if let q = t.utf8.firstIndex(of: UInt8(ascii: "?")) { return t[..<q] }
-        return t
+        guard let queryMark else { return target[...] }
+        return target[..<target.utf8.index(target.startIndex, offsetBy: queryMark)]
     }
 
     /// The query string after `?`, if any.
     public var query: Substring? {
-        guard let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
-        return target[target.index(after: q)...]
+        guard let queryMark else { return nil }
+        return target[target.utf8.index(target.startIndex, offsetBy: queryMark + 1)...]
+    }
+
+    /// By bytes: `?` is ASCII, and a Character search would run grapheme
+    /// breaking over the whole target.
+    private static func queryMark(of target: String) -> Int? {
+        var target = target
+        return target.withUTF8 { bytes in bytes.firstIndex(of: UInt8(ascii: "?")) }
     }
 }
 

@@ -31,9 +31,11 @@ struct PlainHTTPTarget: Equatable {
     }
 
     private static func parse(_ url: UnsafeBufferPointer<UInt8>) -> PlainHTTPTarget? {
-        let scheme = "http://".utf8
-        guard url.count > scheme.count, zip(url, scheme).allSatisfy({ equalIgnoringCase($0, $1) }) else { return nil }
-        let start = scheme.count
+        let scheme: StaticString = "http://"
+        let start = scheme.utf8CodeUnitCount
+        guard url.count > start else { return nil }
+        // An indexed loop: `zip` over the two made an iterator call per byte.
+        for index in 0..<start where !equalIgnoringCase(url[index], scheme.utf8Start[index]) { return nil }
         var authorityEnd = start
         while authorityEnd < url.count, url[authorityEnd] != UInt8(ascii: "/"), url[authorityEnd] != UInt8(ascii: "?") {
             authorityEnd += 1

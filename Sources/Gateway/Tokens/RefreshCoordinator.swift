@@ -54,6 +54,9 @@ public final class RefreshCoordinator: Sendable {
     let sessions: SessionManager
     let signals: RefreshSignals
     let settings: Settings
+    /// `settings.skew` in milliseconds, converted once: every proxied
+    /// request compares its token's expiry with it.
+    private let skewMilliseconds: UInt64
     let relay: ModgudRelay
     private let metrics: RefreshMetrics
     private let inFlight = Mutex<[String: Task<RefreshResult, Never>]>([:])
@@ -64,6 +67,7 @@ public final class RefreshCoordinator: Sendable {
         self.sessions = sessions
         self.signals = signals
         self.settings = settings
+        skewMilliseconds = UInt64(settings.skew.wholeMilliseconds)
         self.relay = relay
         self.metrics = RefreshMetrics(metrics)
     }
@@ -123,7 +127,7 @@ public final class RefreshCoordinator: Sendable {
         guard let (token, expiresAt) = tokenAndExpiry(data, audience: audience) else { return nil }
         guard let expiresAt else { return token }
         let now = sessions.now
-        let margin = data.tokens.refreshToken == nil ? 0 : UInt64(settings.skew.wholeMilliseconds)
+        let margin = data.tokens.refreshToken == nil ? 0 : skewMilliseconds
         return expiresAt > now &+ margin ? token : nil
     }
 

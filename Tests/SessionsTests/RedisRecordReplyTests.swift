@@ -1,0 +1,28 @@
+import Redis
+import Sessions
+@testable import SessionsRedis
+import Testing
+
+/// How a Redis reply becomes a stored record: the version and expiry are
+/// unsigned decimals, and anything else is an unexpected reply, not a
+/// record with a wrong number.
+@Suite struct RedisRecordReplyTests {
+    private func reply(version: String, expiry: String) -> RedisValue {
+        .array([.string(Array(version.utf8)), .string(Array(expiry.utf8)), .string([1, 2, 3])])
+    }
+
+    @Test func decimalFieldsAreReadExactly() throws {
+        let record = try #require(try RedisSessionStore.record(from: reply(version: "007", expiry: "18446744073709551615")))
+        #expect(record.version == 7)
+        #expect(record.absoluteExpiry == UInt64.max)
+        #expect(record.bytes == [1, 2, 3])
+        #expect(try RedisSessionStore.record(from: .null) == nil)
+    }
+
+    @Test func malformedOrOverflowingNumbersAreRefused() {
+        for bad in ["", "+1", "-1", "1.0", " 1", "1a", "18446744073709551616", "99999999999999999999", "000000000000000000001"] {
+            #expect(throws: SessionStoreError.self, "\(bad)") { try RedisSessionStore.record(from: reply(version: bad, expiry: "1")) }
+            #expect(throws: SessionStoreError.self, "\(bad)") { try RedisSessionStore.record(from: reply(version: "1", expiry: bad)) }
+        }
+    }
+}
