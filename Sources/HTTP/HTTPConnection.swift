@@ -43,7 +43,9 @@ final class HTTPConnection: EventLoopHandler {
     var readPausedForBody = false
     var readPausedForPipeline = false
     var lingering = false
-    var response = ResponseProgress()
+    /// Unchecked like the buffers: its waiters are taken out before they
+    /// are resumed, and a resumption only queues the waiting task.
+    @exclusivity(unchecked) var response = ResponseProgress()
     /// A worker is sending this connection's response (its body too): a
     /// request pipelined behind it goes to that worker next. Set by the
     /// worker only; an answer given at once has no worker to come back.

@@ -30,12 +30,16 @@ final class RequestWorkers {
     private let responder: HTTPResponder
     private let stats: HTTPServerStats
     private let maxIdle: Int
+    // The queue and the idle list are `@exclusivity(unchecked)`: changed
+    // on the loop thread only, by appends and removals that return what
+    // they remove (nothing is freed inside the access, so no deinit can
+    // reach back), so the run-time check could never fire (see EventLoop).
     /// Requests no worker has taken yet, oldest first from `head`; a taken
     /// slot is cleared, so it does not keep its connection alive.
-    private var queue: [Work?] = []
+    @exclusivity(unchecked) private var queue: [Work?] = []
     private var head = 0
     /// Idle workers, the most recently used last.
-    private var idle: [UnsafeContinuation<Work?, Never>] = []
+    @exclusivity(unchecked) private var idle: [UnsafeContinuation<Work?, Never>] = []
     /// Workers created that have not yet taken their first request.
     private var starting = 0
     private var closed = false

@@ -32,19 +32,24 @@ final class UpstreamConnection: EventLoopHandler {
     var watchdogGeneration: UInt64 = 0
     var watchdogDeadline: UInt64?
 
-    var exchange: UpstreamExchange?
+    // `exchange`, `outbound`, `pending`, `response`, `decoder` are
+    // `@exclusivity(unchecked)`: loop-confined, and replaced only while
+    // the old value is held elsewhere (the exchange, by the code detaching
+    // it) or holds bytes alone, so no deinit runs inside the access; the
+    // run-time check, a dozen per request, could never fire (see EventLoop).
+    @exclusivity(unchecked) var exchange: UpstreamExchange?
     // Sending.
-    var outbound: [UInt8] = []
+    @exclusivity(unchecked) var outbound: [UInt8] = []
     var outboundOffset = 0
     var uploadEnded = false
     var uploadPaused = false
     var requestSent = false
     var sendBroken = false
     // Receiving.
-    var pending: [UInt8] = []
-    var response: UpstreamResponseHead?
+    @exclusivity(unchecked) var pending: [UInt8] = []
+    @exclusivity(unchecked) var response: UpstreamResponseHead?
     var remaining = 0
-    var decoder = ChunkedDecoder()
+    @exclusivity(unchecked) var decoder = ChunkedDecoder()
     var receivedAny = false
     var receivedBytes = 0
     var receivePaused = false

@@ -14,21 +14,33 @@ final class UpstreamPool: @unchecked Sendable {
     let loop: EventLoop
     let configuration: HTTPClientConfiguration
     let stats: HTTPClientStats
-    var running: [UInt64: UpstreamConnection] = [:]
-    private var idle: [String: IdleList] = [:]
-    private var idleCount = 0
+    // `running`, `idle`, `idleCount` and `queued` are
+    // `@exclusivity(unchecked)`: touched on the loop thread only; an entry
+    // of `running` is removed by its connection (which stays alive
+    // meanwhile), an idle list only once empty, and a queued exchange is
+    // taken out before it is started (shutdown fails them from a copy),
+    // so no deinit that could reach back into them runs inside an access;
+    // the run-time check, several per request, could never fire (see
+    // EventLoop).
+    @exclusivity(unchecked) var running: [UInt64: UpstreamConnection] = [:]
+    @exclusivity(unchecked) private var idle: [String: IdleList] = [:]
+    @exclusivity(unchecked) private var idleCount = 0
     private var open: [String: Int] = [:]
-    private var queued: [String: [UpstreamExchange]] = [:]
+    @exclusivity(unchecked) private var queued: [String: [UpstreamExchange]] = [:]
     private var shutDown = false
     /// Scratch space for reads and for the body pieces being framed; used
     /// only inside one loop callback at a time.
     let readBuffer: UnsafeMutableRawBufferPointer
     let uploadBuffer: UnsafeMutableRawBufferPointer
+    /// `configuration.maxIdleConnectionAge` in nanoseconds, converted once:
+    /// it is read twice per request.
+    private let maxIdleAge: UInt64
 
     init(loop: EventLoop, configuration: HTTPClientConfiguration, stats: HTTPClientStats) {
         self.loop = loop
         self.configuration = configuration
         self.stats = stats
+        maxIdleAge = configuration.maxIdleConnectionAge.nanoseconds
         readBuffer = .allocate(byteCount: 16 * 1024, alignment: 16)
         uploadBuffer = .allocate(byteCount: 16 * 1024, alignment: 16)
     }
@@ -105,11 +117,10 @@ final class UpstreamPool: @unchecked Sendable {
     /// The newest idle connection young enough to trust, with nothing
     /// waiting to be read.
     private func takeIdle(_ endpoint: String) -> UpstreamConnection? {
-        let maxAge = UInt64(configuration.maxIdleConnectionAge.nanoseconds)
         guard let list = idle[endpoint] else { return nil }
         while let connection = list.connections.popLast() {
             idleCount -= 1
-            if loop.now &- connection.idleSince < maxAge, connection.isQuiet { return connection }
+            if loop.now &- connection.idleSince < maxIdleAge, connection.isQuiet { return connection }
             connection.close()
         }
         return nil
@@ -138,8 +149,7 @@ final class UpstreamPool: @unchecked Sendable {
         list.connections.append(connection)
         idleCount += 1
         // The oldest idle connection of this endpoint goes once too old.
-        if let oldest = list.connections.first,
-           loop.now &- oldest.idleSince >= UInt64(configuration.maxIdleConnectionAge.nanoseconds) {
+        if let oldest = list.connections.first, loop.now &- oldest.idleSince >= maxIdleAge {
             oldest.close()
         }
     }
@@ -207,5 +217,7 @@ final class UpstreamPool: @unchecked Sendable {
 /// and putting it back (every request) mutate it in place, where an array
 /// in the dictionary would go through the dictionary's modify accessor.
 final class IdleList {
-    var connections: [UpstreamConnection] = []
+    /// Unchecked like the pool's own lists: appends, and removals that
+    /// return the connection (`close` runs after the access).
+    @exclusivity(unchecked) var connections: [UpstreamConnection] = []
 }
