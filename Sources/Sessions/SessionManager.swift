@@ -49,15 +49,16 @@ public struct SessionManager: Sendable {
               let value = CookieHeader.value(named: configuration.cookieName, in: header)
         else { return .noCookie }
         let cookieValue = String(Substring(value))
+        let now = clock.unixMilliseconds()
         var entry: SessionMemo.Entry
-        if let remembered = memo.entry(cookieValue: cookieValue) {
+        let remembered = memo.entry(cookieValue: cookieValue, now: now)
+        if let remembered {
             entry = remembered
         } else {
             guard let handle = try derive({ () throws(CryptoError) in try RecordScheme.session.handle(cookieValue: value) })
             else { return .malformedCookie }
             entry = SessionMemo.Entry(handle: handle)
         }
-        let now = clock.unixMilliseconds()
         let touch = now &- entry.touchedAt >= touchIntervalMilliseconds
         let (key, idle) = (entry.handle.storeKey, configuration.idleTimeout)
         guard let record = try await call({ () async throws(SessionStoreError) in
@@ -68,7 +69,10 @@ public struct SessionManager: Sendable {
         }
         if touch { entry.touchedAt = now }
         let found = open(record, entry: &entry)
-        memo.remember(entry, cookieValue: cookieValue, now: now)
+        // Written back only when it changed: `memo.entry` marked it used.
+        if remembered == nil || touch || entry.opened !== remembered?.opened {
+            memo.remember(entry, cookieValue: cookieValue, now: now)
+        }
         return found
     }
 

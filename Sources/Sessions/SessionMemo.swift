@@ -54,23 +54,31 @@ final class SessionMemo: Sendable {
         maxUnusedMilliseconds = UInt64(max(0, maxUnused.wholeMilliseconds))
     }
 
-    func entry(cookieValue: String) -> Entry? {
+    /// The entry for `cookieValue`, marked used at `now` (so a lookup that
+    /// changes nothing need not `remember` it again); every `capacity`
+    /// calls, first drops the entries unused for too long.
+    func entry(cookieValue: String, now: UInt64) -> Entry? {
         guard capacity > 0 else { return nil }
-        return table.withLock { $0.entries[cookieValue] }
-    }
-
-    /// Remembers `entry` (used at `now`) for `cookieValue`, making room when
-    /// full; every `capacity` calls, drops the entries unused for too long.
-    func remember(_ entry: Entry, cookieValue: String, now: UInt64) {
-        guard capacity > 0 else { return }
-        var entry = entry
-        entry.usedAt = now
-        table.withLock { table in
+        return table.withLock { table in
             table.sinceSweep += 1
             if table.sinceSweep >= capacity {
                 table.sinceSweep = 0
                 table.entries = table.entries.filter { now &- $0.value.usedAt < maxUnusedMilliseconds }
             }
+            // One hash of the key for the read and the mark.
+            guard let index = table.entries.index(forKey: cookieValue) else { return nil }
+            table.entries.values[index].usedAt = now
+            return table.entries.values[index]
+        }
+    }
+
+    /// Remembers `entry` (used at `now`) for `cookieValue`, making room when
+    /// full.
+    func remember(_ entry: Entry, cookieValue: String, now: UInt64) {
+        guard capacity > 0 else { return }
+        var entry = entry
+        entry.usedAt = now
+        table.withLock { table in
             // The count first: the key is hashed again only when full.
             if table.entries.count >= capacity, table.entries[cookieValue] == nil {
                 table.entries.remove(at: table.entries.startIndex)

@@ -87,8 +87,23 @@ struct SessionMemoTests {
         #expect(manager.memo.count == 2)
         harness.clock.advance(by: .seconds(30 * 60 + 1))
         let (_, setCookie) = try await manager.create(Fixtures.data(), replacing: nil)
-        #expect(try await manager.load(cookieHeader: Fixtures.cookieHeader(setCookie)) != nil) // the third remember sweeps
+        #expect(try await manager.load(cookieHeader: Fixtures.cookieHeader(setCookie)) != nil) // the third lookup sweeps
         #expect(manager.memo.count == 1)
+    }
+
+    @Test func aLookupThatChangesNothingStillCountsAsUse() async throws {
+        let manager = manager(remembering: 3)
+        let (_, setCookie) = try await manager.create(Fixtures.data(), replacing: nil)
+        let header = Fixtures.cookieHeader(setCookie)
+        #expect(try await manager.load(cookieHeader: header) != nil) // remembered (and renewed)
+        harness.clock.advance(by: .seconds(17))
+        #expect(try await manager.load(cookieHeader: header) != nil) // inside the touch interval: nothing to write back
+        // Unused for 30 min 5 s counted from the first lookup, 29 min 48 s
+        // from the second: the sweep (third lookup) keeps it.
+        harness.clock.advance(by: .seconds(30 * 60 - 12))
+        let (_, other) = try await manager.create(Fixtures.data(), replacing: nil)
+        #expect(try await manager.load(cookieHeader: Fixtures.cookieHeader(other)) != nil)
+        #expect(manager.memo.count == 2)
     }
 
     @Test func loggingOutForgetsTheSession() async throws {
