@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Core
 import HTTP
 
 /// Options one route carries into the middleware chain.
@@ -46,7 +50,8 @@ public struct Router: Sendable {
     }
 
     enum Segment: Sendable, Equatable {
-        case literal(Substring)
+        /// Compared byte for byte with a path's segment.
+        case literal([UInt8])
         case parameter(String)
     }
 
@@ -68,8 +73,12 @@ public struct Router: Sendable {
     /// The other routes by their first segment when it is literal, and
     /// those starting with a parameter (or with no segment), each in
     /// registration order: a path is matched only against the routes that
-    /// can match its first segment.
-    private var byFirstLiteral: [Substring: [Route]] = [:]
+    /// can match its first segment. Lists, searched by bytes: a gateway
+    /// has a handful of first segments, and comparing a few costs less
+    /// than hashing one. Two arrays, not one of pairs: reading a pair
+    /// copies (retains) both of its arrays.
+    private var firstLiterals: [[UInt8]] = []
+    private var byFirstLiteral: [[Route]] = []
     private var openFirst: [Route] = []
     /// Some route's endpoint is immediate (see `addImmediate`).
     public private(set) var hasImmediateRoutes = false
@@ -108,18 +117,24 @@ public struct Router: Sendable {
         let isPrefix = pattern.hasSuffix("/*")
         let body = isPrefix ? String(pattern.dropLast(2)) : pattern
         let segments = body.split(separator: "/", omittingEmptySubsequences: true).map { part -> Segment in
-            part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(part)
+            part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(Array(part.utf8))
         }
         let route = Route(methods: methods, pattern: pattern, segments: segments, prefix: isPrefix,
                           options: options, endpoint: endpoint, order: routes.count)
         routes.append(route)
         if case .literal(let first) = segments.first {
-            byFirstLiteral[first, default: []].append(route)
+            if let index = firstLiterals.firstIndex(of: first) {
+                byFirstLiteral[index].append(route)
+            } else {
+                firstLiterals.append(first)
+                byFirstLiteral.append([route])
+            }
         } else {
             openFirst.append(route)
         }
         if !isPrefix, !segments.contains(where: { if case .parameter = $0 { true } else { false } }) {
-            let path = "/" + segments.map { if case .literal(let part) = $0 { String(part) } else { "" } }.joined(separator: "/")
+            let path = "/" + segments.map { if case .literal(let part) = $0 { String(decoding: part, as: UTF8.self) } else { "" } }
+                .joined(separator: "/")
             literal[Substring(path), default: []].append(route)
             literalLengths |= Self.lengthBit(path.utf8.count)
         }
@@ -131,9 +146,22 @@ public struct Router: Sendable {
                ?? (method == .head ? exact.first { $0.methods.contains(.get) } : nil) {
             return .found(pattern: route.pattern, parameters: [:], options: route.options, endpoint: route.endpoint)
         }
-        let parts = Self.segments(of: path)
+        // The segments as byte ranges of the path, on the stack: an array
+        // of substrings was a fifth of the router's cost per request.
+        return path.withContiguousUTF8 { bytes in
+            withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: bytes.count / 2 + 1) { ranges in
+                let count = Self.split(bytes, into: ranges)
+                return match(method, Parts(bytes: bytes, ranges: UnsafeBufferPointer(rebasing: ranges[..<count])))
+            }
+        }
+    }
+
+    private func match(_ method: HTTPMethod, _ parts: Parts) -> Match {
         var best: (route: Route, parameters: [String: String])?
-        let sameFirst = parts.first.flatMap { byFirstLiteral[$0] } ?? []
+        var sameFirst: [Route] = []
+        if parts.count > 0, let index = firstLiterals.indices.first(where: { parts.segment(0, equals: firstLiterals[$0]) }) {
+            sameFirst = byFirstLiteral[index]
+        }
         var (next, nextOpen) = (0, 0)
         // Both lists merged in registration order, as if walking every route.
         while next < sameFirst.count || nextOpen < openFirst.count {
@@ -171,23 +199,36 @@ public struct Router: Sendable {
         1 << UInt64(min(length, 63))
     }
 
-    /// The non-empty segments between slashes, split by bytes (`/` never
-    /// ends a longer character), into one array.
-    static func segments(of path: Substring) -> [Substring] {
-        var parts: [Substring] = []
-        parts.reserveCapacity(8)
-        let bytes = path.utf8
-        var start = bytes.startIndex
-        var index = start
-        while index != bytes.endIndex {
-            if bytes[index] == UInt8(ascii: "/") {
-                if start != index { parts.append(Substring(bytes[start..<index])) }
-                start = bytes.index(after: index)
-            }
-            index = bytes.index(after: index)
+    /// A path's non-empty segments: byte ranges of `bytes`.
+    struct Parts {
+        let bytes: UnsafeBufferPointer<UInt8>
+        let ranges: UnsafeBufferPointer<Range<Int>>
+        var count: Int { ranges.count }
+
+        func segment(_ index: Int, equals literal: [UInt8]) -> Bool {
+            let range = ranges[index]
+            return range.count == literal.count
+                && literal.withUnsafeBufferPointer { memcmp(bytes.baseAddress! + range.lowerBound, $0.baseAddress!, range.count) == 0 }
         }
-        if start != bytes.endIndex { parts.append(Substring(bytes[start...])) }
-        return parts
+
+        func string(_ index: Int) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[ranges[index]]), as: UTF8.self)
+        }
+    }
+
+    /// Writes the ranges of `bytes`' non-empty `/`-separated segments into
+    /// `ranges` (room for `bytes.count / 2 + 1`: each takes a byte and a
+    /// slash but the last) and returns how many there are.
+    static func split(_ bytes: UnsafeBufferPointer<UInt8>, into ranges: UnsafeMutableBufferPointer<Range<Int>>) -> Int {
+        var (count, start) = (0, 0)
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+            if start != index {
+                ranges.initializeElement(at: count, to: start..<index)
+                count += 1
+            }
+            start = index + 1
+        }
+        return count
     }
 
     /// Whether `route` answers `method` (a GET route answers HEAD too).
@@ -195,13 +236,13 @@ public struct Router: Sendable {
         route.methods.contains(method) || (method == .head && route.methods.contains(.get))
     }
 
-    private static func bind(_ route: Route, to parts: [Substring]) -> [String: String]? {
+    private static func bind(_ route: Route, to parts: Parts) -> [String: String]? {
         guard route.prefix ? parts.count >= route.segments.count : parts.count == route.segments.count else { return nil }
         var parameters: [String: String] = [:]
-        for (segment, part) in zip(route.segments, parts) {
-            switch segment {
-            case .literal(let literal): guard literal.utf8.elementsEqual(part.utf8) else { return nil }
-            case .parameter(let name): parameters[name] = String(part)
+        for index in route.segments.indices {
+            switch route.segments[index] {
+            case .literal(let literal): guard parts.segment(index, equals: literal) else { return nil }
+            case .parameter(let name): parameters[name] = parts.string(index)
             }
         }
         return parameters

@@ -1,0 +1,90 @@
+import HTTP
+import Testing
+@testable import Gateway
+
+/// The router against a plain model of its rule, on random route tables
+/// and paths. A route without parameters or `*` whose pattern is the path
+/// itself, serving the method (HEAD where GET), wins first. Otherwise walk
+/// every route in registration order; a route matches when it serves the
+/// method and its literal segments equal the path's non-empty segments (a
+/// prefix route: the first ones); the match with more segments wins, then
+/// an exact route over a prefix one, then the earlier. Without a match,
+/// the methods of the routes the path fits.
+@Suite struct RouterModelTests {
+    struct ModelRoute {
+        let methods: [HTTPMethod]
+        let pattern: String
+    }
+
+    static func modelMatch(_ routes: [ModelRoute], _ method: HTTPMethod, _ path: String) -> String {
+        let parts = path.split(separator: "/").map(String.init)
+        func binds(_ route: ModelRoute) -> [String: String]? {
+            let prefix = route.pattern.hasSuffix("/*")
+            let segments = (prefix ? String(route.pattern.dropLast(2)) : route.pattern).split(separator: "/").map(String.init)
+            guard prefix ? parts.count >= segments.count : parts.count == segments.count else { return nil }
+            var parameters: [String: String] = [:]
+            for (segment, part) in zip(segments, parts) {
+                if segment.hasPrefix("{") { parameters[String(segment.dropFirst().dropLast())] = part }
+                else if segment != part { return nil }
+            }
+            return parameters
+        }
+        func serves(_ route: ModelRoute, _ method: HTTPMethod) -> Bool { route.methods.contains(method) }
+        for method in method == .head ? [HTTPMethod.head, .get] : [method] {
+            if let exact = routes.first(where: { $0.pattern == path && !$0.pattern.contains("{") && !$0.pattern.hasSuffix("*") && serves($0, method) }) {
+                return "found \(exact.pattern) []"
+            }
+        }
+        var best: (route: ModelRoute, count: Int, prefix: Bool, parameters: [String: String])?
+        for route in routes where route.methods.contains(method) || (method == .head && route.methods.contains(.get)) {
+            guard let parameters = binds(route) else { continue }
+            let prefix = route.pattern.hasSuffix("/*")
+            let count = (prefix ? String(route.pattern.dropLast(2)) : route.pattern).split(separator: "/").count
+            if best == nil || count > best!.count || (best!.prefix && !prefix) { best = (route, count, prefix, parameters) }
+        }
+        if let best { return "found \(best.route.pattern) \(best.parameters.sorted { $0.key < $1.key })" }
+        var allowed: [HTTPMethod] = []
+        for route in routes where binds(route) != nil {
+            for method in route.methods {
+                for each in method == .get ? [HTTPMethod.get, .head] : [method] where !allowed.contains(each) { allowed.append(each) }
+            }
+        }
+        return allowed.isEmpty ? "404" : "405 \(allowed)"
+    }
+
+    static func describe(_ match: Router.Match) -> String {
+        switch match {
+        case .found(let pattern, let parameters, _, _): "found \(pattern) \(parameters.sorted { $0.key < $1.key })"
+        case .methodNotAllowed(let allowed): "405 \(allowed)"
+        case .notFound: "404"
+        }
+    }
+
+    @Test func agreesWithTheModelOnRandomTables() {
+        var random = SystemRandomNumberGenerator()
+        let words = ["api", "x", "bff", "items", "Api", "ä", "a-b"]
+        let methods: [HTTPMethod] = [.get, .head, .post, .delete]
+        for _ in 0..<2000 {
+            var router = Router()
+            var model: [ModelRoute] = []
+            for _ in 0..<Int.random(in: 1...6, using: &random) {
+                let segments = (0..<Int.random(in: 0...3, using: &random)).map { index in
+                    Int.random(in: 0..<3, using: &random) == 0 ? "{p\(index)}" : words.randomElement(using: &random)!
+                }
+                let pattern = "/" + segments.joined(separator: "/") + (Bool.random(using: &random) ? (segments.isEmpty ? "*" : "/*") : "")
+                let chosen = methods.filter { $0 != .head && Bool.random(using: &random) }
+                guard !chosen.isEmpty, !model.contains(where: { $0.pattern == pattern }) else { continue }
+                router.add(chosen, pattern) { _, _ in HTTPResponse(status: .ok) }
+                model.append(ModelRoute(methods: chosen, pattern: pattern))
+            }
+            for _ in 0..<20 {
+                let path = "/" + (0..<Int.random(in: 0...4, using: &random)).map { _ in
+                    Int.random(in: 0..<8, using: &random) == 0 ? "" : words.randomElement(using: &random)!
+                }.joined(separator: "/")
+                let method = methods.randomElement(using: &random)!
+                let expected = Self.modelMatch(model, method, path)
+                #expect(Self.describe(router.match(method, path: path[...])) == expected, "\(method) \(path) in \(model.map(\.pattern))")
+            }
+        }
+    }
+}
