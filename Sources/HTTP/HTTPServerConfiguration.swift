@@ -1,8 +1,13 @@
 import System
 
 /// Answers one request. Never throws: the gateway's middleware turns
-/// errors into responses before they reach the server.
-public typealias HTTPResponder = @Sendable (HTTPRequest) async -> HTTPResponse
+/// errors into responses before they reach the server. Runs on the
+/// caller's executor (`nonisolated(nonsending)`, as the gateway's own async
+/// functions do): a plain async function type made every call go through
+/// a reabstraction thunk, one more async frame and executor switch per
+/// request. A function passed as one must be declared so too (Swift 6.3.1
+/// crashes converting a plain `async` function reference to this type).
+public typealias HTTPResponder = nonisolated(nonsending) @Sendable (HTTPRequest) async -> HTTPResponse
 
 /// Answers a request without a body at once, on the loop thread, when it
 /// can do so without suspending; nil hands the request to the

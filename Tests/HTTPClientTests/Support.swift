@@ -38,7 +38,7 @@ func withClient<T>(loops: Int = 2, configuration: HTTPClientConfiguration = HTTP
 
 /// The upstream's routes, by path.
 enum Routes {
-    @Sendable static func respond(_ request: HTTPRequest) async -> HTTPResponse {
+    @Sendable nonisolated(nonsending) static func respond(_ request: HTTPRequest) async -> HTTPResponse {
         let parts = request.path.split(separator: "/").map(String.init)
         switch parts.first {
         case "echo":

@@ -5,7 +5,7 @@ import TestSupport
 
 @Suite("HTTP server request and response bodies")
 struct ServerBodyTests {
-    static func echo(_ request: HTTPRequest) async -> HTTPResponse {
+    nonisolated(nonsending) static func echo(_ request: HTTPRequest) async -> HTTPResponse {
         do {
             let body = try await request.body.collect(upTo: 1 << 20)
             return HTTPResponse(status: .ok, bytes: body)
