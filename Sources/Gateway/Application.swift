@@ -26,13 +26,14 @@ public struct Application: Sendable {
     /// Answers one request; never throws.
     public func respond(_ request: HTTPRequest) async -> HTTPResponse {
         let context = context(for: request, router.match(request.method, path: request.path))
-        let response: HTTPResponse
+        var response: HTTPResponse
         do {
             response = try await pipeline(request, context)
         } catch {
             response = GatewayError.internalError.response
         }
-        return Self.identified(response, context)
+        Self.identify(&response, context)
+        return response
     }
 
     /// Answers at once, without suspending, when the route's endpoint is
@@ -41,13 +42,14 @@ public struct Application: Sendable {
         let match = router.match(request.method, path: request.path)
         guard case .found(_, _, _, .immediate) = match else { return nil }
         let context = context(for: request, match)
-        let response: HTTPResponse
+        var response: HTTPResponse
         do {
             response = try pipeline.immediately(request, context)
         } catch {
             response = GatewayError.internalError.response
         }
-        return Self.identified(response, context)
+        Self.identify(&response, context)
+        return response
     }
 
     /// What a server asks first about each request without a body: nil
@@ -72,8 +74,10 @@ public struct Application: Sendable {
         }
     }
 
-    private static func identified(_ response: consuming HTTPResponse, _ context: RequestContext) -> HTTPResponse {
+    /// Adds the request id, in place: passed on as a value, the response's
+    /// header buffer was shared for a moment and the field's append copied
+    /// all of it.
+    private static func identify(_ response: inout HTTPResponse, _ context: RequestContext) {
         response.headers.add("X-Request-Id", context.requestID)
-        return response
     }
 }
