@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A streamed response body: the pieces in order as they arrive. Reading
 /// slowly pauses the upstream transfer (bounded memory); dropping every
 /// copy of the body (and its iterators) before the end, cancelling the
@@ -12,6 +14,14 @@ public struct HTTPClientResponseBody: AsyncSequence, Sendable {
         reader = Reader(channel: channel)
     }
 
+    /// A body that had all arrived with the head: one piece, then the end.
+    init(whole: [UInt8]) {
+        reader = Reader(whole: whole)
+    }
+
+    /// Whether the body came whole with its head (no channel).
+    var arrivedWhole: Bool { reader.channel == nil }
+
     /// An iterator over the pieces; the body is read once, whichever
     /// iterator reads it.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(reader: reader) }
@@ -22,12 +32,12 @@ public struct HTTPClientResponseBody: AsyncSequence, Sendable {
 
         /// The next piece, or nil at the end.
         public mutating func next() async throws(HTTPClientError) -> [UInt8]? {
-            try await reader.channel.next()
+            try await reader.next()
         }
 
         /// The next piece, or nil at the end.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(HTTPClientError) -> [UInt8]? {
-            try await reader.channel.next()
+            try await reader.next()
         }
     }
 
@@ -47,12 +57,45 @@ public struct HTTPClientResponseBody: AsyncSequence, Sendable {
 
     /// Aborts the transfer if it is still running; later reads fail with
     /// `.cancelled`.
-    public func cancel() { reader.channel.abandon() }
+    public func cancel() { reader.cancel() }
 
-    /// Owns the reading end: its end of life abandons the channel.
+    /// Owns the reading end: its end of life abandons the channel. A
+    /// whole body is handed out once, like a channel's pieces.
     fileprivate final class Reader: Sendable {
-        let channel: ResponseBodyChannel
-        init(channel: ResponseBodyChannel) { self.channel = channel }
-        deinit { channel.abandon() }
+        enum Whole { case unread([UInt8]), read, cancelled }
+
+        let channel: ResponseBodyChannel?
+        let whole: Mutex<Whole>
+
+        init(channel: ResponseBodyChannel) {
+            self.channel = channel
+            whole = Mutex(.read)
+        }
+
+        init(whole: [UInt8]) {
+            channel = nil
+            self.whole = Mutex(.unread(whole))
+        }
+
+        func next() async throws(HTTPClientError) -> [UInt8]? {
+            if let channel { return try await channel.next() }
+            let piece = whole.withLock { state -> Result<[UInt8]?, HTTPClientError> in
+                switch state {
+                case .unread(let bytes):
+                    state = .read
+                    return .success(bytes.isEmpty ? nil : bytes)
+                case .read: return .success(nil)
+                case .cancelled: return .failure(.cancelled)
+                }
+            }
+            return try piece.get()
+        }
+
+        func cancel() {
+            if let channel { return channel.abandon() }
+            whole.withLock { $0 = .cancelled }
+        }
+
+        deinit { channel?.abandon() }
     }
 }

@@ -84,7 +84,18 @@ extension UpstreamConnection {
                     if head.status == 101 { fail(.invalidResponse); return offset }
                     continue
                 }
-                deliverHead(head, exchange)
+                // A sized body already in hand (a small answer usually
+                // comes in one read with its head) goes over whole: no
+                // channel, no waiting reader to wake.
+                if case .length(let length) = head.framing, length <= bytes.count - offset,
+                   length <= exchange.responseLimit ?? .max {
+                    let body = Array(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]))
+                    offset += length
+                    receivedBytes += length
+                    deliverHead(head, exchange, whole: body)
+                    continue
+                }
+                deliverHead(head, exchange, whole: nil)
                 continue
             }
             switch response.framing {
@@ -122,22 +133,33 @@ extension UpstreamConnection {
         return offset
     }
 
-    private func deliverHead(_ head: UpstreamResponseHead, _ exchange: UpstreamExchange) {
+    /// Passes the head on with its body: `whole` when it has all arrived
+    /// (the response is then done), else a channel the body streams into.
+    private func deliverHead(_ head: UpstreamResponseHead, _ exchange: UpstreamExchange, whole: [UInt8]?) {
         response = head
-        switch head.framing {
-        case .length(let length):
-            remaining = length
-            if length == 0 { responseDone = true }
-        case .none:
+        let body: HTTPClientResponseBody
+        if let whole {
+            remaining = 0
             responseDone = true
-        case .chunked, .untilClose:
-            break
+            body = HTTPClientResponseBody(whole: whole)
+        } else {
+            switch head.framing {
+            case .length(let length):
+                remaining = length
+                if length == 0 { responseDone = true }
+            case .none:
+                responseDone = true
+            case .chunked, .untilClose:
+                break
+            }
+            let channel = pool.makeChannel(id: exchange.id)
+            exchange.channel = channel
+            body = HTTPClientResponseBody(channel: channel)
         }
         guard let waiter = exchange.waiter else { return }
         exchange.waiter = nil
         waiter.resume(returning: .success(HTTPClientStreamingResponse(
-            status: HTTPStatus(head.status), headers: head.headers,
-            body: HTTPClientResponseBody(channel: exchange.channel))))
+            status: HTTPStatus(head.status), headers: head.headers, body: body)))
     }
 
     /// Hands body bytes to the reader; false when it is behind (reading
@@ -147,7 +169,8 @@ extension UpstreamConnection {
             fail(.responseTooLarge)
             return false
         }
-        guard exchange.channel.offer(bytes) else {
+        // Made with the head: bytes are offered only after it.
+        guard exchange.channel!.offer(bytes) else {
             receivePaused = true
             updateInterest()
             return false

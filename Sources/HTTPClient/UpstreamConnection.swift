@@ -237,7 +237,7 @@ final class UpstreamConnection: EventLoopHandler {
         guard let exchange, let response else { return }
         let reusable = response.keepAlive && requestSent && !sendBroken && !extraBytes && registration != nil
         detach()
-        exchange.channel.finish(.success(()))
+        exchange.channel?.finish(.success(()))
         if reusable {
             served += 1
             pool.release(self)

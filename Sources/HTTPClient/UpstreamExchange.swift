@@ -20,7 +20,9 @@ final class UpstreamExchange {
     let headRequest: Bool
     let idleTimeout: UInt64
     let responseLimit: Int?
-    let channel: ResponseBodyChannel
+    /// Where a streamed body goes: made when the head arrives without the
+    /// whole body (a body in hand with its head is handed over whole).
+    var channel: ResponseBodyChannel?
     var waiter: Waiter?
     var pump: Task<Void, Never>?
     /// When bytes last moved either way (loop time).
@@ -29,7 +31,7 @@ final class UpstreamExchange {
     var retried = false
 
     init(id: UInt64, target: PlainHTTPTarget, request: HTTPClientRequest, streamedLength: Int??,
-         upload: UploadChannel?, idleTimeout: UInt64, channel: ResponseBodyChannel, waiter: Waiter, now: UInt64) {
+         upload: UploadChannel?, idleTimeout: UInt64, waiter: Waiter, now: UInt64) {
         self.id = id
         self.target = target
         self.upload = upload
@@ -38,7 +40,6 @@ final class UpstreamExchange {
         self.replayable = upload == nil && Self.idempotent.contains(request.method)
         self.idleTimeout = idleTimeout
         self.responseLimit = request.maxResponseBytes
-        self.channel = channel
         self.waiter = waiter
         self.lastProgress = now
         self.head = Self.serialize(request, target: target, streamedLength: streamedLength)
@@ -64,7 +65,7 @@ final class UpstreamExchange {
             self.waiter = nil
             waiter.resume(returning: .failure(error))
         }
-        channel.finish(.failure(error))
+        channel?.finish(.failure(error))
     }
 
     /// The request line, `Host`, the caller's fields (framing fields

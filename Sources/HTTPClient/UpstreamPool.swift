@@ -62,10 +62,6 @@ final class UpstreamPool: @unchecked Sendable {
         loop.assertInLoop()
         guard !shutDown else { return waiter.resume(returning: .failure(.cancelled)) }
         stats.requests.add(1, ordering: .relaxed)
-        let channel = ResponseBodyChannel(
-            highWater: configuration.streamBufferBytes, stats: stats,
-            onDrained: { [self] in loop.execute { self.running[id]?.resumeReceive() } },
-            onAbandon: { [self] in loop.execute { self.cancel(id: id) } })
         var upload: UploadChannel?
         if body != nil {
             upload = UploadChannel(highWater: configuration.streamBufferBytes, stats: stats,
@@ -74,9 +70,18 @@ final class UpstreamPool: @unchecked Sendable {
         let idleTimeout = UInt64(max(1_000_000, (request.timeout ?? configuration.timeout).nanoseconds))
         let exchange = UpstreamExchange(
             id: id, target: target, request: request, streamedLength: body.map { $0.length },
-            upload: upload, idleTimeout: idleTimeout, channel: channel, waiter: waiter, now: loop.now)
+            upload: upload, idleTimeout: idleTimeout, waiter: waiter, now: loop.now)
         if let body, let upload { exchange.pump = upload.startPump(from: body, on: loop) }
         dispatch(exchange)
+    }
+
+    /// The buffer for exchange `id`'s streamed body, made when its head
+    /// arrives without the whole body.
+    func makeChannel(id: UInt64) -> ResponseBodyChannel {
+        ResponseBodyChannel(
+            highWater: configuration.streamBufferBytes, stats: stats,
+            onDrained: { [self] in loop.execute { self.running[id]?.resumeReceive() } },
+            onAbandon: { [self] in loop.execute { self.cancel(id: id) } })
     }
 
     /// Sends `exchange` on an idle connection, a new one, or (past the

@@ -1,0 +1,62 @@
+@testable import HTTPClient
+import Testing
+
+/// A sized body that arrives with its head is handed over whole, with no
+/// channel between the connection and the reader; it reads like a
+/// streamed one: one piece, then the end, once, and a cancelled body
+/// fails its reads.
+@Suite struct WholeBodyTests {
+    @Test func aSmallAnswerInOneReadArrivesWholeAndTheConnectionIsReused() async throws {
+        let upstream = try RawUpstream([
+            .answer("HTTP/1.1 200 OK\r\nX-A: 1\r\nContent-Length: 5\r\n\r\nhello"),
+            .answer("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"),
+        ])
+        try await withClient(loops: 1, configuration: quick) { client, _ in
+            let response = try await client.stream(HTTPClientRequest(url: upstream.url("/")), body: nil)
+            #expect(response.body.arrivedWhole)
+            #expect(response.headers["X-A"] == "1")
+            var first = response.body.makeAsyncIterator()
+            #expect(try await first.next() == Array("hello".utf8))
+            #expect(try await first.next() == nil)
+            var second = response.body.makeAsyncIterator()
+            #expect(try await second.next() == nil, "the body is read once, whichever iterator reads it")
+
+            let empty = try await client.stream(HTTPClientRequest(url: upstream.url("/")), body: nil)
+            #expect(empty.body.arrivedWhole)
+            #expect(empty.status.code == 404)
+            #expect(try await empty.body.collect(upTo: 10) == [])
+            #expect(upstream.accepted == 1)
+        }
+    }
+
+    @Test func aCancelledWholeBodyFailsItsReads() async throws {
+        let upstream = try RawUpstream([.answer("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc")])
+        try await withClient(loops: 1, configuration: quick) { client, _ in
+            let response = try await client.stream(HTTPClientRequest(url: upstream.url("/")), body: nil)
+            #expect(response.body.arrivedWhole)
+            response.body.cancel()
+            await #expect(throws: HTTPClientError.cancelled) { try await response.body.collect(upTo: 10) }
+        }
+    }
+
+    /// Part of the body with the head (the rest never comes): it streams
+    /// through a channel; and a body past the response limit is still
+    /// refused.
+    @Test func aBodyNotInHandOrOverTheLimitStillStreams() async throws {
+        let upstream = try RawUpstream([
+            .answer("HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n01234567890123456789"),
+            .answer("HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello", then: .stall),
+        ])
+        try await withClient(loops: 1, configuration: quick) { client, _ in
+            let limited = try await client.stream(HTTPClientRequest(url: upstream.url("/"), maxResponseBytes: 10), body: nil)
+            #expect(!limited.body.arrivedWhole)
+            await #expect(throws: HTTPClientError.responseTooLarge) { try await limited.body.collect(upTo: 100) }
+
+            let response = try await client.stream(HTTPClientRequest(url: upstream.url("/")), body: nil)
+            #expect(!response.body.arrivedWhole)
+            var pieces = response.body.makeAsyncIterator()
+            #expect(try await pieces.next() == Array("hello".utf8))
+            response.body.cancel()
+        }
+    }
+}
