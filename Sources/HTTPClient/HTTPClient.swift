@@ -98,6 +98,15 @@ public final class HTTPClient: Sendable {
                            body: HTTPClientRequestBody?) async throws(HTTPClientError) -> HTTPClientStreamingResponse {
         let pool = pickPool()
         let id = nextID.add(1, ordering: .relaxed).oldValue
+        guard request.followsTaskCancellation else {
+            return try await withUnsafeContinuation { (waiter: UpstreamExchange.Waiter) in
+                if pool.loop.inLoop {
+                    pool.start(id: id, target: target, request: request, body: body, waiter: waiter)
+                } else {
+                    pool.onLoop { $0.start(id: id, target: target, request: request, body: body, waiter: waiter) }
+                }
+            }.get()
+        }
         let cancelled = CancellationFlag()
         let result = await withTaskCancellationHandler {
             await withUnsafeContinuation { (waiter: UpstreamExchange.Waiter) in

@@ -22,6 +22,12 @@ public struct HTTPClientRequest: Sendable {
     /// Asks for a compressed response (`Accept-Encoding` with what libcurl
     /// supports) and decodes it; off by default, so bodies pass unchanged.
     public var decodeContentEncoding: Bool
+    /// Whether cancelling the calling task aborts the request (the
+    /// default). Off for a caller whose task is never cancelled, such as a
+    /// server's request worker: a plain-`http` stream then waits for its
+    /// head without a cancellation handler, whose status-record updates
+    /// were a cost on every proxied request. The timeout still bounds it.
+    public var followsTaskCancellation = true
 
     /// A request; only `url` is required.
     public init(method: HTTPMethod = .get, url: String, headers: HTTPHeaders = HTTPHeaders(),

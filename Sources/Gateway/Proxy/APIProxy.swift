@@ -90,7 +90,10 @@ struct APIProxy: Sendable {
                 }
             }
         }
-        let upstreamRequest = HTTPClientRequest(method: request.method, url: url, headers: headers, timeout: timeout)
+        var upstreamRequest = HTTPClientRequest(method: request.method, url: url, headers: headers, timeout: timeout)
+        // Request workers are never cancelled (a browser that goes away
+        // fails the response's writes instead); the timeout bounds the wait.
+        upstreamRequest.followsTaskCancellation = false
         let response: HTTPClientStreamingResponse
         do {
             response = try await upstreams.stream(upstreamRequest, body: body)
