@@ -24,9 +24,10 @@ public struct HTTPClientRequest: Sendable {
     public var decodeContentEncoding: Bool
     /// Whether cancelling the calling task aborts the request (the
     /// default). Off for a caller whose task is never cancelled, such as a
-    /// server's request worker: a plain-`http` stream then waits for its
+    /// server's request worker: a plain-`http` `stream` then waits for its
     /// head without a cancellation handler, whose status-record updates
-    /// were a cost on every proxied request. The timeout still bounds it.
+    /// were a cost on every proxied request; the timeout still bounds it.
+    /// Other requests (`execute`, `https`, decoded bodies) ignore it.
     public var followsTaskCancellation = true
 
     /// A request; only `url` is required.

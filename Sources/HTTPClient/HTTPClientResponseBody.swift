@@ -79,6 +79,8 @@ public struct HTTPClientResponseBody: AsyncSequence, Sendable {
 
         func next() async throws(HTTPClientError) -> [UInt8]? {
             if let channel { return try await channel.next() }
+            // As with a channel: a cancelled reader gives the body up.
+            if Task.isCancelled { cancel() }
             let piece = whole.withLock { state -> Result<[UInt8]?, HTTPClientError> in
                 switch state {
                 case .unread(let bytes):

@@ -86,7 +86,12 @@ extension UpstreamConnection {
                 }
                 // A sized body already in hand (a small answer usually
                 // comes in one read with its head) goes over whole: no
-                // channel, no waiting reader to wake.
+                // channel, no waiting reader to wake. So does no body at
+                // all (HEAD, 204, 304).
+                if head.framing == .none {
+                    deliverHead(head, exchange, whole: [])
+                    continue
+                }
                 if case .length(let length) = head.framing, length <= bytes.count - offset,
                    length <= exchange.responseLimit ?? .max {
                     let body = Array(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]))

@@ -18,10 +18,11 @@ final class UpstreamPool: @unchecked Sendable {
     // `@exclusivity(unchecked)`: touched on the loop thread only; an entry
     // of `running` is removed by its connection (which stays alive
     // meanwhile), an idle list only once empty, and a queued exchange is
-    // taken out before it is started (shutdown fails them from a copy),
-    // so no deinit that could reach back into them runs inside an access;
-    // the run-time check, several per request, could never fire (see
-    // EventLoop).
+    // taken out before it is started (shutdown fails them first, then
+    // drops them inside the access: an exchange and its upload channel
+    // have no deinit), so no deinit that could reach back into them runs
+    // inside an access; the run-time check, several per request, could
+    // never fire (see EventLoop).
     @exclusivity(unchecked) var running: [UInt64: UpstreamConnection] = [:]
     @exclusivity(unchecked) private var idle: [String: IdleList] = [:]
     @exclusivity(unchecked) private var idleCount = 0

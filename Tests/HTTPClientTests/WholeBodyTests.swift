@@ -29,13 +29,45 @@ import Testing
         }
     }
 
+    /// An interim 1xx head before the answer, all in one read; and an
+    /// answer to HEAD, which has no body whatever its length says.
+    @Test func afterAnInterimHeadAndForHEADTheBodyIsWholeToo() async throws {
+        let upstream = try RawUpstream([
+            .answer("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"),
+            .answer("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"),
+            .answer("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nnext"),
+        ])
+        try await withClient(loops: 1, configuration: quick) { client, _ in
+            let interim = try await client.stream(HTTPClientRequest(url: upstream.url("/")), body: nil)
+            #expect(interim.body.arrivedWhole)
+            #expect(try await interim.body.collect(upTo: 10) == Array("ok".utf8))
+            let head = try await client.stream(HTTPClientRequest(method: .head, url: upstream.url("/")), body: nil)
+            #expect(head.body.arrivedWhole)
+            #expect(try await head.body.collect(upTo: 10) == [])
+            let next = try await client.stream(HTTPClientRequest(url: upstream.url("/")), body: nil)
+            #expect(try await next.body.collect(upTo: 10) == Array("next".utf8))
+            #expect(upstream.accepted == 1)
+        }
+    }
+
     @Test func aCancelledWholeBodyFailsItsReads() async throws {
-        let upstream = try RawUpstream([.answer("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc")])
+        let upstream = try RawUpstream([.answer("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc"),
+                                        .answer("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nxyz")])
         try await withClient(loops: 1, configuration: quick) { client, _ in
             let response = try await client.stream(HTTPClientRequest(url: upstream.url("/")), body: nil)
             #expect(response.body.arrivedWhole)
             response.body.cancel()
             await #expect(throws: HTTPClientError.cancelled) { try await response.body.collect(upTo: 10) }
+
+            // A reading task that is cancelled gives the body up, as with a channel.
+            let again = try await client.stream(HTTPClientRequest(url: upstream.url("/")), body: nil)
+            #expect(again.body.arrivedWhole)
+            let reader = Task { () async -> HTTPClientError? in
+                withUnsafeCurrentTask { $0?.cancel() }
+                do throws(HTTPClientError) { _ = try await again.body.collect(upTo: 10) } catch { return error }
+                return nil
+            }
+            #expect(await reader.value == .cancelled)
         }
     }
 
