@@ -18,7 +18,12 @@ struct RedisHarness: StoreHarness {
     static func start(keyPrefix: String = "bff:") async throws -> RedisHarness {
         let server = try await RedisServer.start()
         let group = try EventLoopGroup(loops: 1, name: "sessions-test")
-        let configuration = RedisConfiguration(host: "127.0.0.1", port: Int(server.port),
+        // A command timeout well above the production default (500 ms): the
+        // parallel test pass can stall a task for longer, and a timed-out
+        // command drops the connection, so the next one finds it
+        // unavailable (seen once, in a flow test). No test here is about
+        // command timeouts (RedisTests has those).
+        let configuration = RedisConfiguration(host: "127.0.0.1", port: Int(server.port), commandTimeout: .seconds(5),
                                                reconnectBackoff: .milliseconds(10) ... .milliseconds(100))
         let client = RedisClient(configuration: configuration, loops: group.loops)
         client.start()
