@@ -60,9 +60,9 @@ let package = Package(
         .executableTarget(name: "modgud-sim", dependencies: ["ModgudSimulator", "System", "Observability"]),
         .executableTarget(name: "modgud-bff", dependencies: ["Gateway", "Configuration", "Observability", "HTTP", "System"]),
 
-        // Test helpers shared by the test targets: a raw loopback HTTP client.
+        // Test helpers shared by the test targets: a raw loopback HTTP client, a seeded generator.
         .target(name: "TestSupport", dependencies: ["System", "HTTP", "Core"], path: "Tests/TestSupport"),
-        .testTarget(name: "CoreTests", dependencies: ["Core"]),
+        .testTarget(name: "CoreTests", dependencies: ["Core", "TestSupport"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "SystemTests", dependencies: ["System", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "System", "TestSupport"]),

@@ -1,4 +1,5 @@
 import Core
+import TestSupport
 import Testing
 
 @Suite("JSON serializing")
@@ -97,19 +98,8 @@ struct JSONSerializingTests {
     }
 }
 
-/// A small seeded generator, so the generated cases are the same every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// Random JSON values and strings from the seeded generator.
+extension SplitMix64 {
     mutating func json(depth: Int) -> JSON {
         let pick = Int.random(in: 0..<(depth > 0 ? 8 : 6), using: &self)
         switch pick {

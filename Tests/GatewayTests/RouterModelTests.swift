@@ -1,4 +1,5 @@
 import HTTP
+import TestSupport
 import Testing
 @testable import Gateway
 
@@ -60,21 +61,9 @@ import Testing
         }
     }
 
-    /// SplitMix64: a seeded generator, so a failure can be replayed.
-    struct SeededRandom: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test func agreesWithTheModelOnRandomTables() {
         let seed = UInt64.random(in: 0...UInt64.max)
-        var random = SeededRandom(state: seed)
+        var random = SplitMix64(seed: seed)
         let words = ["api", "x", "bff", "items", "Api", "ä", "a-b"]
         let methods: [HTTPMethod] = [.get, .head, .post, .delete]
         for _ in 0..<2000 {
