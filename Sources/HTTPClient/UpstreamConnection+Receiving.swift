@@ -88,19 +88,18 @@ extension UpstreamConnection {
                 // comes in one read with its head) goes over whole: no
                 // channel, no waiting reader to wake. So does no body at
                 // all (HEAD, 204, 304).
-                if head.framing == .none {
-                    deliverHead(head, exchange, whole: [])
-                    continue
-                }
-                if case .length(let length) = head.framing, length <= bytes.count - offset,
-                   length <= exchange.responseLimit ?? .max {
-                    let body = Array(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]))
+                var whole: [UInt8]?
+                switch head.framing {
+                case .none:
+                    whole = []
+                case .length(let length) where length <= bytes.count - offset && length <= exchange.responseLimit ?? .max:
+                    whole = Array(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]))
                     offset += length
                     receivedBytes += length
-                    deliverHead(head, exchange, whole: body)
-                    continue
+                default:
+                    whole = nil
                 }
-                deliverHead(head, exchange, whole: nil)
+                deliverHead(head, exchange, whole: whole)
                 continue
             }
             switch response.framing {
@@ -148,15 +147,8 @@ extension UpstreamConnection {
             responseDone = true
             body = HTTPClientResponseBody(whole: whole)
         } else {
-            switch head.framing {
-            case .length(let length):
-                remaining = length
-                if length == 0 { responseDone = true }
-            case .none:
-                responseDone = true
-            case .chunked, .untilClose:
-                break
-            }
+            // A body without framing, or sized at 0, has gone whole.
+            if case .length(let length) = head.framing { remaining = length }
             let channel = pool.makeChannel(id: exchange.id)
             exchange.channel = channel
             body = HTTPClientResponseBody(channel: channel)
