@@ -77,14 +77,32 @@ struct ServerBasicsTests {
     }
 
     @Test func responseSplittingHeadersAreDropped() async throws {
+        // CR, LF or NUL at the start, middle and end of an eight-byte word
+        // and in the tail; a tab and other bytes are kept.
+        let value = "0123456789abcdefghij"
+        var bad: [String] = []
+        for position in [0, 3, 7, 8, 15, 19] {
+            for control in ["\r", "\n", "\u{0}"] {
+                var characters = Array(value)
+                characters[position] = Character(control)
+                bad.append(String(characters))
+            }
+        }
+        let badValues = bad
         let server = try await TestServer.start { _ in
-            HTTPResponse(status: .ok, headers: ["X-Good": "yes", "X-Bad": "a\r\nSet-Cookie: evil=1", "Content-Length": "999"], bytes: Array("ok".utf8))
+            var headers: HTTPHeaders = ["X-Good": "yes\tand more than eight bytes", "X-Bad": "a\r\nSet-Cookie: evil=1",
+                                        "Content-Length": "999"]
+            for (index, text) in badValues.enumerated() { headers.add("X-Bad-\(index)", text) }
+            headers.add("X-Long", value)
+            return HTTPResponse(status: .ok, headers: headers, bytes: Array("ok".utf8))
         }
         let client = try server.client()
         await client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
         let response = await client.readResponses(1).first
-        #expect(response?.header("X-Good") == "yes")
+        #expect(response?.header("X-Good") == "yes\tand more than eight bytes")
+        #expect(response?.header("X-Long") == value)
         #expect(response?.header("X-Bad") == nil)
+        for index in bad.indices { #expect(response?.header("X-Bad-\(index)") == nil, "X-Bad-\(index)") }
         #expect(response?.header("Set-Cookie") == nil)
         #expect(response?.header("Content-Length") == "2")
         await server.stop()
