@@ -140,18 +140,7 @@ extension HTTPRequestParser {
     /// byte only where a word holds a control character (a tab, or a
     /// refusal): a bearer token is a kilobyte of bytes.
     public static func isFieldValue(_ value: UnsafeRawBufferPointer) -> Bool {
-        var i = 0
-        while i + 8 <= value.count {
-            if Byte.hasControl(value.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
-                for j in i..<(i + 8) where !Byte.isFieldValueByte(value[j]) { return false }
-            }
-            i += 8
-        }
-        while i < value.count {
-            guard Byte.isFieldValueByte(value[i]) else { return false }
-            i += 1
-        }
-        return true
+        Byte.controlsPass(value) { $0 == Byte.tab }
     }
 
     /// Named byte values and the character classes of RFC 9110 §5.6.
@@ -217,6 +206,23 @@ extension HTTPRequestParser {
             let del = word ^ (ones &* UInt64(delete))
             let isDelete = (del &- ones) & ~del & highBits
             return below | isDelete != 0
+        }
+
+        /// Whether every control character or DEL in `bytes` is one that
+        /// `allowed` lets through; the other bytes always pass. Tests eight
+        /// bytes at a time, and byte by byte only a word that holds a
+        /// control character.
+        @inline(__always)
+        static func controlsPass(_ bytes: UnsafeRawBufferPointer, _ allowed: (UInt8) -> Bool) -> Bool {
+            var i = 0
+            while i + 8 <= bytes.count {
+                if hasControl(bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
+                    for j in i..<(i + 8) where isControl(bytes[j]) && !allowed(bytes[j]) { return false }
+                }
+                i += 8
+            }
+            for j in i..<bytes.count where isControl(bytes[j]) && !allowed(bytes[j]) { return false }
+            return true
         }
 
         /// SP or HTAB.

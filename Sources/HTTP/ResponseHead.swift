@@ -93,25 +93,9 @@ enum ResponseHead {
         headers.withField(at: index) { name, value in
             guard !name.isEmpty, !serverOwned.contains(name) else { return false }
             for byte in name where byte <= 0x20 || byte == 0x3A || byte >= 0x7F { return false }
-            return !splitsLine(UnsafeRawBufferPointer(value))
+            // No CR, LF or NUL; checked eight bytes at a time (every
+            // response passes here with each of its fields).
+            return HTTPRequestParser.Byte.controlsPass(UnsafeRawBufferPointer(value)) { $0 != 0x0D && $0 != 0x0A && $0 != 0 }
         }
-    }
-
-    /// Whether `value` holds CR, LF or NUL. Eight bytes at a time, byte by
-    /// byte only in a word with some control character (every response
-    /// passes here with each of its fields).
-    private static func splitsLine(_ value: UnsafeRawBufferPointer) -> Bool {
-        var i = 0
-        while i + 8 <= value.count {
-            if HTTPRequestParser.Byte.hasControl(value.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
-                for j in i..<(i + 8) where value[j] == 0x0D || value[j] == 0x0A || value[j] == 0 { return true }
-            }
-            i += 8
-        }
-        while i < value.count {
-            if value[i] == 0x0D || value[i] == 0x0A || value[i] == 0 { return true }
-            i += 1
-        }
-        return false
     }
 }
