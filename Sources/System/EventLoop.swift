@@ -30,8 +30,7 @@ public final class EventLoop: @unchecked Sendable {
     // `timers` keeps the check: dropping a cancelled timer inside the
     // heap's own methods frees its action, whose captures' deinits are not
     // this file's to vouch for. Other classes keep the check too.
-    @exclusivity(unchecked) var handlers: [UInt64: any EventLoopHandler] = [:]
-    @exclusivity(unchecked) private var nextRegistration: UInt64 = 1
+    @exclusivity(unchecked) var handlers = HandlerTable()
     @exclusivity(unchecked) var localJobs: [UnownedJob] = []
     @exclusivity(unchecked) var localWork: [@Sendable () -> Void] = []
     @exclusivity(unchecked) var runningJobs: [UnownedJob] = []
@@ -92,12 +91,15 @@ public final class EventLoop: @unchecked Sendable {
     /// `deregister`; the caller still owns and later closes the descriptor.
     public func register(_ fd: Int32, for events: EpollEvents, handler: any EventLoopHandler) throws(SystemError) -> Registration {
         assertInLoop()
-        let id = nextRegistration
-        nextRegistration += 1
+        let id = handlers.insert(handler)
         var event = epoll_event()
         csystem_epoll_event_set(&event, events.rawValue, id)
-        _ = try systemCall("epoll_ctl") { epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
-        handlers[id] = handler
+        do {
+            _ = try systemCall("epoll_ctl") { epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
+        } catch {
+            handlers.remove(id)
+            throw error
+        }
         return Registration(id: id)
     }
 
@@ -114,7 +116,7 @@ public final class EventLoop: @unchecked Sendable {
     public func deregister(_ registration: Registration, fd: Int32) {
         assertInLoop()
         _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
-        handlers[registration.id] = nil
+        handlers.remove(registration.id)
     }
 
     // MARK: Work from anywhere
@@ -217,7 +219,7 @@ public final class EventLoop: @unchecked Sendable {
                 var value: UInt64 = 0
                 _ = Glibc.read(wakeFD, &value, 8)
                 wakePending.store(false, ordering: .releasing)
-            } else if let handler = handlers[id] {
+            } else if let handler = handlers.handler(id) {
                 handler.handleEvents(EpollEvents(rawValue: bits))
             }
         }
