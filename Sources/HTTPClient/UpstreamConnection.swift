@@ -17,6 +17,9 @@ final class UpstreamConnection: EventLoopHandler {
 
     let pool: UpstreamPool
     let endpoint: String
+    /// Where this connection waits between exchanges: its endpoint's list,
+    /// held here so that going back to the pool hashes nothing.
+    let idleList: IdleList
     var phase = Phase.resolving
     var fd: Int32 = -1
     var registration: Registration?
@@ -55,9 +58,10 @@ final class UpstreamConnection: EventLoopHandler {
     var receivePaused = false
     var responseDone = false
 
-    init(pool: UpstreamPool, endpoint: String) {
+    init(pool: UpstreamPool, endpoint: String, idleList: IdleList) {
         self.pool = pool
         self.endpoint = endpoint
+        self.idleList = idleList
     }
 
     // MARK: Opening

@@ -17,12 +17,12 @@ final class UpstreamPool: @unchecked Sendable {
     // `running`, `idle`, `idleCount` and `queued` are
     // `@exclusivity(unchecked)`: touched on the loop thread only; an entry
     // of `running` is removed by its connection (which stays alive
-    // meanwhile), an idle list only once empty, and a queued exchange is
-    // taken out before it is started (shutdown fails them first, then
-    // drops them inside the access: an exchange and its upload channel
-    // have no deinit), so no deinit that could reach back into them runs
-    // inside an access; the run-time check, several per request, could
-    // never fire (see EventLoop).
+    // meanwhile), an idle list never (it stays for the pool's life), and
+    // a queued exchange is taken out before it is started (shutdown fails
+    // them first, then drops them inside the access: an exchange and its
+    // upload channel have no deinit), so no deinit that could reach back
+    // into them runs inside an access; the run-time check, several per
+    // request, could never fire (see EventLoop).
     @exclusivity(unchecked) var running: [UInt64: UpstreamConnection] = [:]
     @exclusivity(unchecked) private var idle: [String: IdleList] = [:]
     @exclusivity(unchecked) private var idleCount = 0
@@ -105,7 +105,8 @@ final class UpstreamPool: @unchecked Sendable {
     private func openConnection(for exchange: UpstreamExchange) {
         let endpoint = exchange.target.endpoint
         open[endpoint, default: 0] += 1
-        UpstreamConnection(pool: self, endpoint: endpoint).open(for: exchange, connectTimeout: configuration.connectTimeout)
+        UpstreamConnection(pool: self, endpoint: endpoint, idleList: idleList(endpoint))
+            .open(for: exchange, connectTimeout: configuration.connectTimeout)
     }
 
     /// A reused connection turned out closed before the request reached
@@ -118,6 +119,16 @@ final class UpstreamPool: @unchecked Sendable {
         }
         queued[exchange.target.endpoint, default: []].insert(exchange, at: 0)
         connection.close()
+    }
+
+    /// `endpoint`'s list of idle connections, made on first use. A list
+    /// stays, emptied, for the pool's life (one per endpoint the client
+    /// has opened a connection to), so the connections can keep theirs.
+    private func idleList(_ endpoint: String) -> IdleList {
+        if let existing = idle[endpoint] { return existing }
+        let list = IdleList()
+        idle[endpoint] = list
+        return list
     }
 
     /// The newest idle connection young enough to trust, with nothing
@@ -136,22 +147,14 @@ final class UpstreamPool: @unchecked Sendable {
 
     /// A connection finished its exchange and can carry another.
     func release(_ connection: UpstreamConnection) {
-        let endpoint = connection.endpoint
-        if !queued.isEmpty, queued[endpoint] != nil {
+        if !queued.isEmpty, queued[connection.endpoint] != nil {
             // Closed, it makes room for the one in line on a new connection.
             guard connection.isQuiet else { return connection.close() }
-            if let next = nextInLine(endpoint) { return connection.begin(next) }
+            if let next = nextInLine(connection.endpoint) { return connection.begin(next) }
         }
         guard !shutDown, idleCount < configuration.maxIdleConnections else { return connection.close() }
         connection.idleSince = loop.now
-        // One lookup when the endpoint's list exists (it stays, emptied).
-        let list: IdleList
-        if let existing = idle[endpoint] {
-            list = existing
-        } else {
-            list = IdleList()
-            idle[endpoint] = list
-        }
+        let list = connection.idleList
         list.connections.append(connection)
         idleCount += 1
         // The oldest idle connection of this endpoint goes once too old.
@@ -164,9 +167,9 @@ final class UpstreamPool: @unchecked Sendable {
     /// now open one of its own.
     func closed(_ connection: UpstreamConnection) {
         let endpoint = connection.endpoint
-        if let list = idle[endpoint], let index = list.connections.firstIndex(where: { $0 === connection }) {
+        let list = connection.idleList
+        if let index = list.connections.lastIndex(where: { $0 === connection }) {
             list.connections.remove(at: index)
-            if list.connections.isEmpty { idle[endpoint] = nil }
             idleCount -= 1
         }
         let count = open[endpoint, default: 1] - 1
