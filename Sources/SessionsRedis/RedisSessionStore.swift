@@ -148,11 +148,14 @@ public struct RedisSessionStore: SessionStore {
         case .null:
             return nil
         case .array(let fields) where fields.count == 3:
+            // The three bulk strings first: a record read on every request.
+            if case .string(let versionBytes) = fields[0], case .string(let expiryBytes) = fields[1],
+               case .string(let bytes) = fields[2], let version = parseDecimal(versionBytes),
+               let expiry = parseDecimal(expiryBytes) {
+                return StoredRecord(bytes: bytes, version: version, absoluteExpiry: expiry)
+            }
             if isMissing(reply) { return nil }
-            guard let version = fields[0].bytes.flatMap(parseDecimal), let expiry = fields[1].bytes.flatMap(parseDecimal),
-                  let bytes = fields[2].bytes
-            else { throw .unexpectedReply(reason: "a session record with missing or malformed fields") }
-            return StoredRecord(bytes: bytes, version: version, absoluteExpiry: expiry)
+            throw .unexpectedReply(reason: "a session record with missing or malformed fields")
         default:
             throw .unexpectedReply(reason: "expected a session record or nil")
         }

@@ -19,6 +19,20 @@ import Testing
         #expect(try RedisSessionStore.record(from: .null) == nil)
     }
 
+    @Test func aMissingRecordIsNilAndPartOfOneIsRefused() throws {
+        #expect(try RedisSessionStore.record(from: .array([.null, .null, .null])) == nil)
+        let partial: [[RedisValue]] = [
+            [.string([0x31]), .null, .string([1])],
+            [.null, .string([0x31]), .string([1])],
+            [.string([0x31]), .string([0x31]), .null],
+            [.string([0x31]), .string([0x31])],
+            [.status("1"), .string([0x31]), .string([1])],
+        ]
+        for fields in partial {
+            #expect(throws: SessionStoreError.self, "\(fields)") { try RedisSessionStore.record(from: .array(fields)) }
+        }
+    }
+
     @Test func malformedOrOverflowingNumbersAreRefused() {
         for bad in ["", "+1", "-1", "1.0", " 1", "1a", "18446744073709551616", "99999999999999999999", "000000000000000000001"] {
             #expect(throws: SessionStoreError.self, "\(bad)") { try RedisSessionStore.record(from: reply(version: bad, expiry: "1")) }
