@@ -84,13 +84,20 @@ struct RecordScheme: Sendable {
 }
 
 /// The key material derived from one cookie value: where its record lives
-/// and the key that seals it. Prints as `<redacted>`.
-struct RecordHandle: Sendable, CustomStringConvertible, CustomReflectable {
+/// and the key that seals it. Prints as `<redacted>`. A class, immutable:
+/// a session and its memo entry are copied on every request, and a copy
+/// then retains one reference instead of each field.
+final class RecordHandle: Sendable, CustomStringConvertible, CustomReflectable {
     /// The record's key in the store (base64url, 43 characters, after the
     /// scheme's prefix).
     let storeKey: String
     /// The AES-256-GCM key.
     let sealKey: [UInt8]
+
+    init(storeKey: String, sealKey: [UInt8]) {
+        self.storeKey = storeKey
+        self.sealKey = sealKey
+    }
 
     var description: String { "<redacted>" }
     var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }

@@ -3,8 +3,21 @@
 ///
 /// Printing it shows only the version and times.
 public struct Session: Sendable, CustomStringConvertible, CustomReflectable {
+    /// The content, in a box shared by copies of this value and by the
+    /// memo entry the session was served from: a session is copied several
+    /// times per request, and a copy then retains one reference instead of
+    /// every string of the content. Copied on write (a refresh writes).
+    private var content: Content
+
     /// The content.
-    public internal(set) var data: SessionData
+    public internal(set) var data: SessionData {
+        _read { yield content.data }
+        set { content = Content(newValue) }
+        _modify {
+            if !isKnownUniquelyReferenced(&content) { content = Content(content.data) }
+            yield &content.data
+        }
+    }
     /// When the user signed in (Unix ms).
     public let authenticatedAt: UInt64
     /// When the session ends whatever happens (Unix ms): sign-in plus the
@@ -16,7 +29,12 @@ public struct Session: Sendable, CustomStringConvertible, CustomReflectable {
     let handle: RecordHandle
 
     init(data: SessionData, authenticatedAt: UInt64, absoluteExpiresAt: UInt64, version: UInt64, handle: RecordHandle) {
-        self.data = data
+        self.init(content: Content(data), authenticatedAt: authenticatedAt, absoluteExpiresAt: absoluteExpiresAt,
+                  version: version, handle: handle)
+    }
+
+    init(content: Content, authenticatedAt: UInt64, absoluteExpiresAt: UInt64, version: UInt64, handle: RecordHandle) {
+        self.content = content
         self.authenticatedAt = authenticatedAt
         self.absoluteExpiresAt = absoluteExpiresAt
         self.version = version
@@ -35,4 +53,16 @@ public struct Session: Sendable, CustomStringConvertible, CustomReflectable {
 
     /// No children: nothing leaks through `dump` or reflection.
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+
+    /// A session's content, shared until written. `@unchecked Sendable`:
+    /// `data` is written only through `Session.data`, which first copies a
+    /// box that any other value still holds, so a shared box is never
+    /// written.
+    final class Content: @unchecked Sendable {
+        var data: SessionData
+
+        init(_ data: SessionData) {
+            self.data = data
+        }
+    }
 }

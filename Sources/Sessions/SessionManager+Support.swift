@@ -60,21 +60,21 @@ extension SessionManager {
     /// entry remembers when the record is the very one it opened last; a
     /// record that opens is remembered in `entry`.
     func open(_ record: StoredRecord, entry: inout SessionMemo.Entry) -> SessionLookup<Session> {
-        let content: SessionRecord
-        if let opened = entry.opened, opened.record.version == record.version,
-           opened.record.absoluteExpiry == record.absoluteExpiry, Self.sameBytes(opened.record.bytes, record.bytes) {
-            content = opened.content
+        let opened: SessionMemo.Opened
+        if let remembered = entry.opened, remembered.record.version == record.version,
+           remembered.record.absoluteExpiry == record.absoluteExpiry, Self.sameBytes(remembered.record.bytes, record.bytes) {
+            opened = remembered
         } else {
             guard let plaintext = RecordScheme.session.open(record, handle: entry.handle),
                   let decoded = SessionRecord(decoding: plaintext),
                   decoded.absoluteExpiresAt == record.absoluteExpiry
             else { return .tampered }
-            content = decoded
-            entry.opened = SessionMemo.Opened(record: record, content: decoded)
+            opened = SessionMemo.Opened(record: record, content: decoded)
+            entry.opened = opened
         }
-        guard content.absoluteExpiresAt > clock.unixMilliseconds() else { return .expired }
-        return .found(Session(data: content.data, authenticatedAt: content.authenticatedAt,
-                              absoluteExpiresAt: content.absoluteExpiresAt, version: record.version, handle: entry.handle))
+        guard opened.absoluteExpiresAt > clock.unixMilliseconds() else { return .expired }
+        return .found(Session(content: opened.content, authenticatedAt: opened.authenticatedAt,
+                              absoluteExpiresAt: opened.absoluteExpiresAt, version: record.version, handle: entry.handle))
     }
 
     /// Byte equality through memcmp (`==` on arrays compares element by

@@ -20,13 +20,18 @@ import Synchronization
 final class SessionMemo: Sendable {
     /// A record and what it opened to; a class, so that copying an entry
     /// (every lookup does) retains one reference instead of every field.
+    /// The sessions served from it share its content box.
     final class Opened: Sendable {
         let record: StoredRecord
-        let content: SessionRecord
+        let content: Session.Content
+        let authenticatedAt: UInt64
+        let absoluteExpiresAt: UInt64
 
         init(record: StoredRecord, content: SessionRecord) {
             self.record = record
-            self.content = content
+            self.content = Session.Content(content.data)
+            authenticatedAt = content.authenticatedAt
+            absoluteExpiresAt = content.absoluteExpiresAt
         }
     }
 

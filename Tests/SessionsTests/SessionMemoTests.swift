@@ -106,6 +106,29 @@ struct SessionMemoTests {
         #expect(manager.memo.count == 2)
     }
 
+    /// Sessions served from one memo entry share its content until one is
+    /// changed: the change stays in that value.
+    @Test func aChangedSessionLeavesTheOthersAndTheMemoAlone() async throws {
+        let manager = manager()
+        let (_, setCookie) = try await manager.create(Fixtures.data(), replacing: nil)
+        let header = Fixtures.cookieHeader(setCookie)
+        let first = try #require(try await manager.load(cookieHeader: header))
+        let second = try #require(try await manager.load(cookieHeader: header)) // from the memo
+        let original = first.data.tokens.accessToken.revealed
+        var changed = second
+        changed.data.tokens.accessToken = Secret("changed-in-place")    // through `_modify`
+        var replaced = first
+        replaced.data = Fixtures.data(subject: "someone-else")           // through `set`
+        #expect(changed.data.tokens.accessToken.revealed == "changed-in-place")
+        #expect(replaced.data.subject == "someone-else")
+        #expect(first.data.tokens.accessToken.revealed == original)
+        #expect(second.data.tokens.accessToken.revealed == original)
+        #expect(first.data.subject == second.data.subject)
+        let third = try #require(try await manager.load(cookieHeader: header))
+        #expect(third.data.tokens.accessToken.revealed == original)
+        #expect(third.data.subject == first.data.subject)
+    }
+
     @Test func loggingOutForgetsTheSession() async throws {
         let manager = manager()
         let (_, setCookie) = try await manager.create(Fixtures.data(), replacing: nil)
