@@ -72,7 +72,7 @@ public final class HTTPClient: Sendable {
     public func stream(_ request: HTTPClientRequest,
                        body: HTTPClientRequestBody?) async throws(HTTPClientError) -> HTTPClientStreamingResponse {
         try RequestValidation.check(request)
-        if configuration.ownPlainHTTP, !request.decodeContentEncoding, let target = PlainHTTPTarget(request.url) {
+        if configuration.ownPlainHTTP, !request.decodeContentEncoding, let target = request.plainTarget {
             return try await streamOwn(request, target: target, body: body)
         }
         let multi = pickMulti()

@@ -10,24 +10,45 @@ struct PlainHTTPTarget: Equatable {
     var port: UInt16
     /// The `Host` field: the authority as written.
     var authority: String
-    /// Path and query, starting with `/`.
-    var target: String
+    /// Path and query, starting with `/`, in two parts: the URL's own, and
+    /// what a request built on it as a base appends (`appending`), written
+    /// out one after the other.
+    var path: String
+    var suffix = ""
+    /// Whether the URL's authority ends with a `/` or `?`, so that text
+    /// appended to the URL extends its path or query (and not its host).
+    private(set) var takesSuffix = false
+
+    /// The request target: path and query.
+    var target: String { path + suffix }
 
     /// The pool's key: connections are shared by requests with the same one.
     var endpoint: String { authority }
 
     init?(_ url: String) {
-        // Over the contiguous bytes: this runs for every proxied request,
-        // and the generic `String.UTF8View` searches showed in profiles.
+        // Over the contiguous bytes: a route's base is parsed once, other
+        // URLs once per request, and the generic `String.UTF8View`
+        // searches showed in profiles.
         guard let parsed = url.withContiguousUTF8({ Self.parse($0) }) else { return nil }
         self = parsed
     }
 
-    private init(host: String, port: UInt16, authority: String, target: String) {
+    private init(host: String, port: UInt16, authority: String, path: String) {
         self.host = host
         self.port = port
         self.authority = authority
-        self.target = target
+        self.path = path
+    }
+
+    /// The target of this URL with `text` appended: what parsing the URL
+    /// followed by `text` would give, without parsing it. Nil when that
+    /// would not be a plain target (a fragment) or the URL's authority is
+    /// not closed (`http://h` followed by `x` names another host).
+    func appending(_ text: String) -> PlainHTTPTarget? {
+        guard takesSuffix, suffix.isEmpty, !text.withContiguousUTF8({ $0.contains(UInt8(ascii: "#")) }) else { return nil }
+        var appended = self
+        appended.suffix = text
+        return appended
     }
 
     private static func parse(_ url: UnsafeBufferPointer<UInt8>) -> PlainHTTPTarget? {
@@ -58,15 +79,17 @@ struct PlainHTTPTarget: Equatable {
             port = value
         }
         guard !host.isEmpty else { return nil }
-        let target: String
+        let path: String
         if authorityEnd == url.count {
-            target = "/"
+            path = "/"
         } else if url[authorityEnd] == UInt8(ascii: "?") {
-            target = "/" + text(url, authorityEnd..<url.count)
+            path = "/" + text(url, authorityEnd..<url.count)
         } else {
-            target = text(url, authorityEnd..<url.count)
+            path = text(url, authorityEnd..<url.count)
         }
-        return PlainHTTPTarget(host: text(url, host), port: port, authority: text(url, authority), target: target)
+        var parsed = PlainHTTPTarget(host: text(url, host), port: port, authority: text(url, authority), path: path)
+        parsed.takesSuffix = authorityEnd < url.count
+        return parsed
     }
 
     private static func text(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {

@@ -5,9 +5,11 @@ import HTTP
 enum RequestValidation {
     static func check(_ request: HTTPClientRequest) throws(HTTPClientError) {
         guard isToken(request.method.rawValue) else { throw .invalidRequest }
-        guard !request.url.isEmpty, allBytes(of: request.url, satisfy: { $0 > 0x20 && $0 != 0x7F }) else {
-            throw .invalidURL
+        let validURL = switch request.location {
+        case .url(let url): isURLText(url)
+        case .based(let base, let suffix): isURLText(base.url) && (suffix.isEmpty || isURLText(suffix))
         }
+        guard validURL else { throw .invalidURL }
         let headers = request.headers
         for index in 0..<headers.count {
             // A plain loop: `allSatisfy` with a closure made a call per byte.
@@ -18,6 +20,11 @@ enum RequestValidation {
             }
             guard valid else { throw .invalidRequest }
         }
+    }
+
+    /// Not empty, and no space, control or DEL.
+    private static func isURLText(_ text: String) -> Bool {
+        !text.isEmpty && allBytes(of: text, satisfy: { $0 > 0x20 && $0 != 0x7F })
     }
 
     /// RFC 9110 token: visible ASCII except delimiters.

@@ -91,7 +91,8 @@ final class UpstreamExchange {
         }
         let body = streamedLength == nil ? request.body : nil
         // Sized first, then written in one piece (see ByteCursor).
-        var size = method.utf8.count + 1 + target.target.utf8.count + httpVersion.utf8CodeUnitCount + 2 + (body?.count ?? 0)
+        var size = method.utf8.count + 1 + target.path.utf8.count + target.suffix.utf8.count + httpVersion.utf8CodeUnitCount
+            + 2 + (body?.count ?? 0)
         if let host { size += ByteCursor.fieldSize("Host", host) }
         for index in 0..<headers.count where !isFraming(headers, index) {
             size += headers.lineSize(at: index)
@@ -100,7 +101,8 @@ final class UpstreamExchange {
         return [UInt8](count: size) { cursor in
             cursor.write(method)
             cursor.write(0x20)
-            cursor.write(target.target)
+            cursor.write(target.path)
+            cursor.write(target.suffix)
             cursor.write(httpVersion)
             if let host { cursor.writeField("Host", host) }
             for index in 0..<headers.count where !isFraming(headers, index) {

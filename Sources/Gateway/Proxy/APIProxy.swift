@@ -44,7 +44,7 @@ struct APIProxy: Sendable {
         for route in routes {
             let methods = route.methods.map { $0.map { HTTPMethod($0) } } ?? Self.defaultMethods
             let options = RouteOptions(maxBodyBytes: route.maxBodyBytes ?? .max, csrf: true)
-            let base = route.upstream.description
+            let base = HTTPClientBase(route.upstream.description)
             // One route for all its methods; the router answers HEAD with GET.
             let answered = methods.filter { $0 != .head || !methods.contains(.get) }
             router.add(answered, route.prefix + "*", options: options) { request, context in
@@ -54,8 +54,10 @@ struct APIProxy: Sendable {
     }
 
     /// Sends `request` to `route`'s upstream, whose base URL is `base`
-    /// (`route.upstream` written out once, at registration).
-    func forward(_ request: HTTPRequest, route: RouteConfig, base: String, context: RequestContext) async throws -> HTTPResponse {
+    /// (`route.upstream` written out and taken apart once, at registration).
+    func forward(_ request: HTTPRequest, route: RouteConfig, base: HTTPClientBase, context: RequestContext) async throws
+        -> HTTPResponse
+    {
         let path = request.path
         guard Self.isBelow(path, prefix: route.prefix) else { throw GatewayError.notFound }
         let rest = Substring(path.utf8.dropFirst(route.prefix.utf8.count))
@@ -67,13 +69,12 @@ struct APIProxy: Sendable {
         let token = try await token(for: route, request, client: client, context: context, expiredCookies: &extraCookies)
 
         let query = request.head.query
-        var url = ""
-        url.reserveCapacity(base.utf8.count + rest.utf8.count + 1 + (query?.utf8.count ?? 0))
-        url += base
-        url += rest
+        var suffix = ""
+        suffix.reserveCapacity(rest.utf8.count + 1 + (query?.utf8.count ?? 0))
+        suffix += rest
         if let query {
-            url += "?"
-            url += query
+            suffix += "?"
+            suffix += query
         }
         let headers = upstreamHeaders(request.headers, token: token, client: client)
         let limit = route.maxBodyBytes ?? .max
@@ -90,7 +91,8 @@ struct APIProxy: Sendable {
                 }
             }
         }
-        var upstreamRequest = HTTPClientRequest(method: request.method, url: url, headers: headers, timeout: timeout)
+        var upstreamRequest = HTTPClientRequest(method: request.method, base: base, appending: suffix, headers: headers,
+                                                timeout: timeout)
         // Request workers are never cancelled (a browser that goes away
         // fails the response's writes instead); the timeout bounds the wait.
         upstreamRequest.followsTaskCancellation = false
