@@ -29,13 +29,19 @@ public final class EventLoop: @unchecked Sendable {
     // per proxied request on the loop's own bookkeeping, would never fire.
     // `timers` keeps the check: dropping a cancelled timer inside the
     // heap's own methods frees its action, whose captures' deinits are not
-    // this file's to vouch for. Other classes keep the check too.
+    // this file's to vouch for. Other classes keep the check too. So that
+    // an iteration with no timer due does not touch `timers` at all,
+    // `earliestTimer` keeps its earliest deadline beside it.
     @exclusivity(unchecked) var handlers = HandlerTable()
     @exclusivity(unchecked) var localJobs: [UnownedJob] = []
     @exclusivity(unchecked) var localWork: [@Sendable () -> Void] = []
     @exclusivity(unchecked) var runningJobs: [UnownedJob] = []
     @exclusivity(unchecked) var runningWork: [@Sendable () -> Void] = []
     var timers = TimerHeap()
+    /// The earliest deadline in `timers`, cancelled timers included (one
+    /// of those wakes the loop once, early, and is dropped); `.max` for
+    /// none. Read twice per iteration; the heap itself only when due.
+    @exclusivity(unchecked) private var earliestTimer: UInt64 = .max
     private var nextTimer: UInt64 = 1
     @exclusivity(unchecked) private var eventBuffer: [epoll_event]
 
@@ -154,7 +160,9 @@ public final class EventLoop: @unchecked Sendable {
         assertInLoop()
         let id = nextTimer
         nextTimer += 1
-        timers.insert(.init(deadline: MonotonicClock.now() &+ delay.nanoseconds, id: id, action: action))
+        let deadline = MonotonicClock.now() &+ delay.nanoseconds
+        timers.insert(.init(deadline: deadline, id: id, action: action))
+        earliestTimer = min(earliestTimer, deadline)
         return id
     }
 
@@ -227,7 +235,8 @@ public final class EventLoop: @unchecked Sendable {
 
     private func waitTimeout() -> Int32 {
         if !localJobs.isEmpty || !localWork.isEmpty { return 0 }
-        guard let deadline = timers.nextDeadline() else { return -1 }
+        let deadline = earliestTimer
+        guard deadline != .max else { return -1 }
         let current = MonotonicClock.now()
         guard deadline > current else { return 0 }
         // Round up so a timer is never woken a hair early and spun on.
@@ -235,7 +244,10 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func runDueTimers() {
-        guard let deadline = timers.nextDeadline(), deadline <= now else { return }
-        for entry in timers.popDue(now: now) { entry.action() }
+        guard earliestTimer <= now else { return }
+        let due = timers.popDue(now: now)
+        earliestTimer = timers.nextDeadline() ?? .max
+        // An action may schedule more: `schedule` lowers `earliestTimer`.
+        for entry in due { entry.action() }
     }
 }
