@@ -59,7 +59,11 @@ public struct Session: Sendable, CustomStringConvertible, CustomReflectable {
     /// box that any other value still holds, so a shared box is never
     /// written.
     final class Content: @unchecked Sendable {
-        var data: SessionData
+        /// `@exclusivity(unchecked)`: a box is written only while one
+        /// value holds it, inside that value's own (statically checked)
+        /// access, so no two accesses can overlap; the run-time check
+        /// cost every read of a session's content.
+        @exclusivity(unchecked) var data: SessionData
 
         init(_ data: SessionData) {
             self.data = data
