@@ -25,6 +25,8 @@ public final class HTTPClient: Sendable {
     private let pools: [UpstreamPool]
     private let cursor = Atomic<Int>(0)
     private let nextID = Atomic<UInt64>(1)
+    /// The numbers `base(_:)` gave endpoints.
+    private let endpointSlots = Mutex<[String: Int]>([:])
 
     /// Creates one multi handle per loop. The loops may be running already.
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
@@ -39,6 +41,20 @@ public final class HTTPClient: Sendable {
         self.multis = multis
         let stats = stats
         pools = loops.map { UpstreamPool(loop: $0, configuration: configuration, stats: stats) }
+    }
+
+    /// A base for requests to `url` and what follows it (a proxy route's
+    /// upstream), whose endpoint this client's pools find by number
+    /// instead of by hashing its name for every request. Bases to one
+    /// endpoint get one number, and so share its idle connections.
+    public func base(_ url: String) -> HTTPClientBase {
+        guard var plain = PlainHTTPTarget(url) else { return HTTPClientBase(url, plain: nil) }
+        plain.slot = endpointSlots.withLock { slots in
+            if let slot = slots[plain.endpoint] { return slot }
+            slots[plain.endpoint] = slots.count
+            return slots.count - 1
+        }
+        return HTTPClientBase(url, plain: plain)
     }
 
     /// Sends `request` and returns the whole response, whatever its status

@@ -91,8 +91,12 @@ public final class HTTPClientBase: Sendable {
     /// Its parts, when the client's own connections can serve it.
     let plain: PlainHTTPTarget?
 
-    public init(_ url: String) {
+    public convenience init(_ url: String) {
+        self.init(url, plain: PlainHTTPTarget(url))
+    }
+
+    init(_ url: String, plain: PlainHTTPTarget?) {
         self.url = url
-        plain = PlainHTTPTarget(url)
+        self.plain = plain
     }
 }

@@ -15,6 +15,10 @@ struct PlainHTTPTarget: Equatable {
     /// out one after the other.
     var path: String
     var suffix = ""
+    /// The endpoint's number in the client that made the base this target
+    /// was appended to (`HTTPClient.base`): its pools find the endpoint's
+    /// connections by it. Nil for other targets.
+    var slot: Int?
     /// Whether the URL's authority ends with a `/` or `?`, so that text
     /// appended to the URL extends its path or query (and not its host).
     private(set) var takesSuffix = false

@@ -25,6 +25,9 @@ final class UpstreamPool: @unchecked Sendable {
     // request, could never fire (see EventLoop).
     @exclusivity(unchecked) var running: [UInt64: UpstreamConnection] = [:]
     @exclusivity(unchecked) private var idle: [String: IdleList] = [:]
+    /// The same lists by endpoint number (`PlainHTTPTarget.slot`), for
+    /// requests on a base the client numbered: found without a hash.
+    @exclusivity(unchecked) private var idleBySlot: [IdleList?] = []
     @exclusivity(unchecked) private var idleCount = 0
     private var open: [String: Int] = [:]
     @exclusivity(unchecked) private var queued: [String: [UpstreamExchange]] = [:]
@@ -89,7 +92,7 @@ final class UpstreamPool: @unchecked Sendable {
     /// per-host limit) queues it.
     private func dispatch(_ exchange: UpstreamExchange) {
         let endpoint = exchange.target.endpoint
-        if let connection = takeIdle(endpoint) { return connection.begin(exchange) }
+        if let connection = takeIdle(exchange.target) { return connection.begin(exchange) }
         if let limit = configuration.maxConnectionsPerHost, open[endpoint, default: 0] >= max(1, limit) {
             queued[endpoint, default: []].append(exchange)
             // Waiting for a connection counts against the idle timeout too.
@@ -105,7 +108,7 @@ final class UpstreamPool: @unchecked Sendable {
     private func openConnection(for exchange: UpstreamExchange) {
         let endpoint = exchange.target.endpoint
         open[endpoint, default: 0] += 1
-        UpstreamConnection(pool: self, endpoint: endpoint, idleList: idleList(endpoint))
+        UpstreamConnection(pool: self, endpoint: endpoint, idleList: idleList(exchange.target))
             .open(for: exchange, connectTimeout: configuration.connectTimeout)
     }
 
@@ -124,17 +127,37 @@ final class UpstreamPool: @unchecked Sendable {
     /// `endpoint`'s list of idle connections, made on first use. A list
     /// stays, emptied, for the pool's life (one per endpoint the client
     /// has opened a connection to), so the connections can keep theirs.
-    private func idleList(_ endpoint: String) -> IdleList {
-        if let existing = idle[endpoint] { return existing }
-        let list = IdleList()
-        idle[endpoint] = list
+    private func idleList(_ target: PlainHTTPTarget) -> IdleList {
+        if let existing = existingIdleList(target) { return existing }
+        let list = IdleList(endpoint: target.endpoint)
+        idle[target.endpoint] = list
+        if let slot = target.slot { number(list, slot) }
         return list
+    }
+
+    /// The endpoint's list if there is one: by the target's slot when it
+    /// has one (a base from `HTTPClient.base`) and the list there is this
+    /// endpoint's; else by name (a base another client numbered, too).
+    private func existingIdleList(_ target: PlainHTTPTarget) -> IdleList? {
+        guard let slot = target.slot else { return idle[target.endpoint] }
+        if slot < idleBySlot.count, let list = idleBySlot[slot] {
+            return list.endpoint == target.endpoint ? list : idle[target.endpoint]
+        }
+        guard let list = idle[target.endpoint] else { return nil }
+        number(list, slot)
+        return list
+    }
+
+    /// Files `list` under `slot` unless another endpoint's list is there.
+    private func number(_ list: IdleList, _ slot: Int) {
+        if idleBySlot.count <= slot { idleBySlot += Array(repeating: nil, count: slot + 1 - idleBySlot.count) }
+        if idleBySlot[slot] == nil { idleBySlot[slot] = list }
     }
 
     /// The newest idle connection young enough to trust, with nothing
     /// waiting to be read.
-    private func takeIdle(_ endpoint: String) -> UpstreamConnection? {
-        guard let list = idle[endpoint] else { return nil }
+    private func takeIdle(_ target: PlainHTTPTarget) -> UpstreamConnection? {
+        guard let list = existingIdleList(target) else { return nil }
         while let connection = list.connections.popLast() {
             idleCount -= 1
             if loop.now &- connection.idleSince < maxIdleAge, connection.isQuiet { return connection }
@@ -226,6 +249,13 @@ final class UpstreamPool: @unchecked Sendable {
 /// and putting it back (every request) mutate it in place, where an array
 /// in the dictionary would go through the dictionary's modify accessor.
 final class IdleList {
+    /// Whose connections these are.
+    let endpoint: String
+
+    init(endpoint: String) {
+        self.endpoint = endpoint
+    }
+
     /// Unchecked like the pool's own lists: appends, and removals that
     /// return the connection (`close` runs after the access).
     @exclusivity(unchecked) var connections: [UpstreamConnection] = []

@@ -53,4 +53,55 @@ import Testing
         #expect(received.values("Host") == ["127.0.0.1:\(upstream.port)"])
         #expect(received.values("X-A") == ["1"])
     }
+
+    /// Bases a client numbers (`HTTPClient.base`) find their endpoint's
+    /// idle connections by number: two bases to one endpoint share them,
+    /// and two endpoints keep theirs apart.
+    @Test func numberedBasesShareAnEndpointsConnectionsAndNoOthers() async throws {
+        let ok = RawUpstream.Reply.answer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        let first = try RawUpstream([ok, ok, ok])
+        let second = try RawUpstream([.answer("HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nsecond")])
+        try await withClient(loops: 1, configuration: quick) { client, _ in
+            let a = client.base(first.url("/a/")), b = client.base(first.url("/b/")), c = client.base(second.url("/"))
+            #expect(a.plain?.slot == b.plain?.slot)
+            #expect(a.plain?.slot != c.plain?.slot)
+            let answer1 = try await get(client, HTTPClientRequest(base: a, appending: "1"))
+            #expect(answer1 == Answer(200, "ok"))
+            let answer2 = try await get(client, HTTPClientRequest(base: b, appending: "2"))
+            #expect(answer2 == Answer(200, "ok"))
+            let answer3 = try await get(client, HTTPClientRequest(base: c, appending: "3"))
+            #expect(answer3 == Answer(200, "second"))
+            let answer4 = try await get(client, HTTPClientRequest(url: first.url("/plain")))
+            #expect(answer4 == Answer(200, "ok"))
+        }
+        #expect(first.accepted == 1)
+        #expect(first.received.map(\.requestLine) == ["GET /a/1 HTTP/1.1", "GET /b/2 HTTP/1.1", "GET /plain HTTP/1.1"])
+        #expect(second.accepted == 1)
+        #expect(second.received.map(\.requestLine) == ["GET /3 HTTP/1.1"])
+    }
+
+    /// A base numbered by another client may carry a number this client
+    /// gave another endpoint: its requests still go to their own endpoint.
+    @Test func aBaseFromAnotherClientFindsItsOwnEndpoint() async throws {
+        let ok = RawUpstream.Reply.answer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        let mine = try RawUpstream([ok, ok])
+        let theirs = try RawUpstream([ok, ok])
+        try await withClient(loops: 1, configuration: quick) { other, _ in
+            try await withClient(loops: 1, configuration: quick) { client, _ in
+                let foreign = other.base(theirs.url("/t/"))
+                let own = client.base(mine.url("/m/"))
+                #expect(foreign.plain?.slot == own.plain?.slot)
+                for round in 0..<2 {
+                    let answer5 = try await get(client, HTTPClientRequest(base: own, appending: "\(round)"))
+                    #expect(answer5 == Answer(200, "ok"))
+                    let answer6 = try await get(client, HTTPClientRequest(base: foreign, appending: "\(round)"))
+                    #expect(answer6 == Answer(200, "ok"))
+                }
+            }
+        }
+        #expect(mine.received.map(\.requestLine) == ["GET /m/0 HTTP/1.1", "GET /m/1 HTTP/1.1"])
+        #expect(theirs.received.map(\.requestLine) == ["GET /t/0 HTTP/1.1", "GET /t/1 HTTP/1.1"])
+        #expect(mine.accepted == 1)
+        #expect(theirs.accepted == 1)
+    }
 }

@@ -44,7 +44,7 @@ struct APIProxy: Sendable {
         for route in routes {
             let methods = route.methods.map { $0.map { HTTPMethod($0) } } ?? Self.defaultMethods
             let options = RouteOptions(maxBodyBytes: route.maxBodyBytes ?? .max, csrf: true)
-            let base = HTTPClientBase(route.upstream.description)
+            let base = upstreams.base(route.upstream.description)
             // One route for all its methods; the router answers HEAD with GET.
             let answered = methods.filter { $0 != .head || !methods.contains(.get) }
             router.add(answered, route.prefix + "*", options: options) { request, context in
