@@ -124,9 +124,10 @@ final class UpstreamPool: @unchecked Sendable {
         connection.close()
     }
 
-    /// `endpoint`'s list of idle connections, made on first use. A list
-    /// stays, emptied, for the pool's life (one per endpoint the client
-    /// has opened a connection to), so the connections can keep theirs.
+    /// The list of idle connections to `target`'s endpoint, made on first
+    /// use. A list stays, emptied, for the pool's life (one per endpoint
+    /// the client has opened a connection to), so the connections can
+    /// keep theirs.
     private func idleList(_ target: PlainHTTPTarget) -> IdleList {
         if let existing = existingIdleList(target) { return existing }
         let list = IdleList(endpoint: target.endpoint)
