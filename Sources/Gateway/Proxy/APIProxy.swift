@@ -183,13 +183,20 @@ struct APIProxy: Sendable {
         // Room for the fields the pipeline adds on the way out (X-Request-Id).
         var headers = HTTPHeaders(capacity: received.count + extraCookies.count + 2,
                                   byteCapacity: received.byteCount + extraCookies.reduce(0) { $0 + $1.utf8.count + 10 } + 64)
+        // The first Content-Length, read as the fields go by (it is not
+        // relayed: the framing is redone).
+        var length: Int?
+        var lengthSeen = false
         for index in 0..<received.count {
+            if !lengthSeen, received.nameEquals(at: index, lowercase: "content-length") {
+                lengthSeen = true
+                length = Self.decimal(received, at: index)
+            }
             if Self.isNamed(received, index, in: Self.responseHeadersDropped, or: named) { continue }
             if received.nameEquals(at: index, lowercase: "set-cookie"), isGatewayCookie(received.value(at: index)) { continue }
             headers.add(fieldAt: index, of: received)
         }
         for cookie in extraCookies { headers.add("Set-Cookie", cookie) }
-        let length = received["Content-Length"].flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
         let body = response.body
         if let length, length <= Self.smallBodyBytes, !head, response.status.allowsBody {
             do {
@@ -202,6 +209,21 @@ struct APIProxy: Sendable {
         return HTTPResponse(status: response.status, headers: headers, body: .stream(length: length) { writer in
             for try await piece in body { try await writer.write(piece) }
         })
+    }
+
+    /// Field `index`'s value as a decimal of at most 18 digits, or nil (a
+    /// list such as `5, 5`, which the client allows when the items agree,
+    /// then streams instead).
+    static func decimal(_ headers: HTTPHeaders, at index: Int) -> Int? {
+        headers.withField(at: index) { _, value in
+            guard !value.isEmpty, value.count <= 18 else { return nil }
+            var number = 0
+            for digit in value {
+                guard digit >= 0x30, digit <= 0x39 else { return nil }
+                number = number * 10 + Int(digit &- 0x30)
+            }
+            return number
+        }
     }
 
     /// A `Set-Cookie` for one of the gateway's own cookie names: an API
