@@ -70,6 +70,26 @@ extension HTTPHeaders {
         (0..<count).first { nameEquals(at: $0, name) }
     }
 
+    /// Field `index`'s value as a plain decimal (see `decimal`), or nil.
+    @inlinable
+    public func decimalValue(at index: Int) -> Int? {
+        withField(at: index) { _, value in Self.decimal(value) }
+    }
+
+    /// `bytes` as a plain decimal: digits only (no sign, no blanks), at most
+    /// 18 of them so that it cannot overflow; nil for anything else. How a
+    /// `Content-Length` value is read.
+    @inlinable
+    public static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard !bytes.isEmpty, bytes.count <= 18 else { return nil }
+        var value = 0
+        for digit in bytes {
+            guard digit >= 0x30, digit <= 0x39 else { return nil }
+            value = value * 10 + Int(digit &- 0x30)
+        }
+        return value
+    }
+
     /// Whether field `index`'s value is exactly `expected`.
     @inlinable
     public func valueEquals(at index: Int, _ expected: StaticString) -> Bool {

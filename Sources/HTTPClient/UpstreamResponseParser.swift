@@ -66,7 +66,8 @@ enum UpstreamResponseParser {
             switch name.count {
             case 14 where equalsIgnoringCase(name, "content-length"):
                 try forEachListItem(value, emptyAllowed: false) { (item) throws(HTTPClientError) in
-                    guard let number = parseLength(item), length == nil || length == number else { throw .invalidResponse }
+                    guard let number = HTTPHeaders.decimal(item.assumingMemoryBound(to: UInt8.self)),
+                          length == nil || length == number else { throw .invalidResponse }
                     length = number
                 }
                 if length == nil { throw .invalidResponse }
@@ -162,17 +163,6 @@ enum UpstreamResponseParser {
 
     private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
         HTTPHeaders.equals(bytes.assumingMemoryBound(to: UInt8.self), lowercase: lowercase)
-    }
-
-    /// Digits only, no sign, no overflow.
-    private static func parseLength(_ bytes: UnsafeRawBufferPointer) -> Int? {
-        guard !bytes.isEmpty, bytes.count <= 18 else { return nil }
-        var value = 0
-        for byte in bytes {
-            guard byte >= 0x30, byte <= 0x39 else { return nil }
-            value = value * 10 + Int(byte - 0x30)
-        }
-        return value
     }
 
     /// Visible characters, space, tab and obs-text; no other control.

@@ -9,13 +9,13 @@ import Testing
     func aPlainDecimalIsTheLength(value: String, expected: Int) {
         var headers = HTTPHeaders()
         headers.add("Content-Length", value)
-        #expect(APIProxy.decimal(headers, at: 0) == expected)
+        #expect(headers.decimalValue(at: 0) == expected)
     }
 
     @Test(arguments: ["", "5, 5", "+5", "-1", " 5", "5a", "1234567890123456789"])
     func anythingElseIsNoLength(value: String) {
         var headers = HTTPHeaders()
         headers.add("Content-Length", value)
-        #expect(APIProxy.decimal(headers, at: 0) == nil)
+        #expect(headers.decimalValue(at: 0) == nil)
     }
 }

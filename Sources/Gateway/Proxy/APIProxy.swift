@@ -184,13 +184,14 @@ struct APIProxy: Sendable {
         var headers = HTTPHeaders(capacity: received.count + extraCookies.count + 2,
                                   byteCapacity: received.byteCount + extraCookies.reduce(0) { $0 + $1.utf8.count + 10 } + 64)
         // The first Content-Length, read as the fields go by (it is not
-        // relayed: the framing is redone).
+        // relayed: the framing is redone). A list such as `5, 5`, which the
+        // client accepts when its items agree, reads as none: it streams.
         var length: Int?
         var lengthSeen = false
         for index in 0..<received.count {
             if !lengthSeen, received.nameEquals(at: index, lowercase: "content-length") {
                 lengthSeen = true
-                length = Self.decimal(received, at: index)
+                length = received.decimalValue(at: index)
             }
             if Self.isNamed(received, index, in: Self.responseHeadersDropped, or: named) { continue }
             if received.nameEquals(at: index, lowercase: "set-cookie"), isGatewayCookie(received.value(at: index)) { continue }
@@ -209,21 +210,6 @@ struct APIProxy: Sendable {
         return HTTPResponse(status: response.status, headers: headers, body: .stream(length: length) { writer in
             for try await piece in body { try await writer.write(piece) }
         })
-    }
-
-    /// Field `index`'s value as a decimal of at most 18 digits, or nil (a
-    /// list such as `5, 5`, which the client allows when the items agree,
-    /// then streams instead).
-    static func decimal(_ headers: HTTPHeaders, at index: Int) -> Int? {
-        headers.withField(at: index) { _, value in
-            guard !value.isEmpty, value.count <= 18 else { return nil }
-            var number = 0
-            for digit in value {
-                guard digit >= 0x30, digit <= 0x39 else { return nil }
-                number = number * 10 + Int(digit &- 0x30)
-            }
-            return number
-        }
     }
 
     /// A `Set-Cookie` for one of the gateway's own cookie names: an API
