@@ -1,3 +1,5 @@
+import Core
+
 /// An HTTP request method: a token, compared case-sensitively (RFC 9110 §9.1).
 public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
@@ -76,8 +78,7 @@ public struct HTTPRequestHead: Sendable, Equatable {
     /// By bytes: `?` is ASCII, and a Character search would run grapheme
     /// breaking over the whole target.
     private static func queryMark(of target: String) -> Int? {
-        var target = target
-        return target.withUTF8 { bytes in bytes.firstIndex(of: UInt8(ascii: "?")) }
+        target.withContiguousUTF8 { bytes in bytes.firstIndex(of: UInt8(ascii: "?")) }
     }
 }
 
