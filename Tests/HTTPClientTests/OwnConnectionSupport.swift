@@ -292,10 +292,13 @@ final class RawUpstream: Sendable {
         var input: [UInt8] = []
 
         /// Reads more into `input`; false at the end of the stream, when
-        /// stopped, or after five quiet seconds.
+        /// stopped, or after 30 quiet seconds. Not fewer: at the start of the
+        /// parallel pass a test can wait that long for a thread, and a
+        /// connection closed under it meanwhile looked like a client that
+        /// failed to reuse it.
         mutating func fill() -> Bool {
             var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-            for _ in 0..<100 where !state.stopped.load(ordering: .acquiring) {
+            for _ in 0..<600 where !state.stopped.load(ordering: .acquiring) {
                 var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 guard poll(&pfd, 1, 50) == 1 else { continue }
                 switch buffer.withUnsafeMutableBytes({ Socket.read(fd, into: $0) }) {
