@@ -199,7 +199,7 @@ extension UpstreamConnection {
             responseDone = true
             return complete(extraBytes: false)
         }
-        if !receivedAny, served > 0, exchange.replayable, !exchange.retried {
+        if !receivedAny, served > 0, exchange.mayRetry {
             // A pooled connection the server had closed before it could
             // read this request: send it once more on a new connection.
             detach()

@@ -29,6 +29,8 @@ final class UpstreamConnection: EventLoopHandler {
     var served = 0
     /// When it last went back to the pool (loop time).
     var idleSince: UInt64 = 0
+    /// `EventLoop.passes` when it went idle (see `UpstreamPool.takeIdle`).
+    var idlePass: UInt64 = 0
     /// The one pending watchdog timer (by generation: a newer one
     /// supersedes it) and its deadline, so a request does not leave a timer
     /// behind in the loop's heap for every exchange.
@@ -315,6 +317,14 @@ final class UpstreamConnection: EventLoopHandler {
     /// after that request went out, so the socket is asked directly.
     /// An end of stream (the server closed it while idle) counts too.
     var isQuiet: Bool { Socket.isQuiet(fd) }
+
+    /// Whether the loop has watched this idle connection for reads since
+    /// before its last wait for events: to queued work (where requests
+    /// start), whatever the server sent or did before that wait has been
+    /// handled (a close or stray bytes close the connection).
+    var watchedSinceTheLastWait: Bool {
+        registration != nil && interest.contains(.readable) && idlePass < pool.loop.passes
+    }
 
     /// The socket failed (a reset) or is shut both ways while reading is
     /// paused: out of epoll, which would report that on every pass. What

@@ -51,6 +51,10 @@ final class UpstreamExchange {
     /// that is not streamed.
     let replayable: Bool
 
+    /// Whether a closed pooled connection may still cost this exchange
+    /// nothing: replayable and not sent again already.
+    var mayRetry: Bool { replayable && !retried }
+
     /// Stops pulling the body from its source: the exchange has ended.
     func stopUpload() {
         pump?.cancel()

@@ -92,7 +92,7 @@ final class UpstreamPool: @unchecked Sendable {
     /// per-host limit) queues it.
     private func dispatch(_ exchange: UpstreamExchange) {
         let endpoint = exchange.target.endpoint
-        if let connection = takeIdle(exchange.target) { return connection.begin(exchange) }
+        if let connection = takeIdle(for: exchange) { return connection.begin(exchange) }
         if let limit = configuration.maxConnectionsPerHost, open[endpoint, default: 0] >= max(1, limit) {
             queued[endpoint, default: []].append(exchange)
             // Waiting for a connection counts against the idle timeout too.
@@ -156,12 +156,23 @@ final class UpstreamPool: @unchecked Sendable {
     }
 
     /// The newest idle connection young enough to trust, with nothing
-    /// waiting to be read.
-    private func takeIdle(_ target: PlainHTTPTarget) -> UpstreamConnection? {
-        guard let list = existingIdleList(target) else { return nil }
+    /// waiting to be read. An idle connection is watched, so one the server
+    /// closed, or left bytes on, before the loop last waited for events is
+    /// gone already; else a peek at the socket (a system call) finds out.
+    /// The peek is skipped for an exchange that may go again on a
+    /// connection idle since before that wait: a close since then sends
+    /// the exchange again on a new connection (`UpstreamConnection.endOfStream`).
+    /// A connection released in this very pass is always peeked: a
+    /// response that ended where a read ended may have left bytes behind,
+    /// which the next request must not take for its answer.
+    private func takeIdle(for exchange: UpstreamExchange) -> UpstreamConnection? {
+        guard let list = existingIdleList(exchange.target) else { return nil }
         while let connection = list.connections.popLast() {
             idleCount -= 1
-            if loop.now &- connection.idleSince < maxIdleAge, connection.isQuiet { return connection }
+            if loop.now &- connection.idleSince < maxIdleAge,
+               (exchange.mayRetry && connection.watchedSinceTheLastWait) || connection.isQuiet {
+                return connection
+            }
             connection.close()
         }
         return nil
@@ -178,6 +189,7 @@ final class UpstreamPool: @unchecked Sendable {
         }
         guard !shutDown, idleCount < configuration.maxIdleConnections else { return connection.close() }
         connection.idleSince = loop.now
+        connection.idlePass = loop.passes
         let list = connection.idleList
         list.connections.append(connection)
         idleCount += 1

@@ -59,10 +59,20 @@ public final class EventLoop: @unchecked Sendable {
     /// this module, and every read from another (the server's connections,
     /// the upstream pool: about ten per proxied request) paid the run-time
     /// exclusivity check. Written by the loop thread only.
-    @inlinable public var now: UInt64 { nowStorage.pointee }
+    @inlinable public var now: UInt64 { nowStorage[0] }
+
+    /// How many times a wait for events has returned, read like `now`;
+    /// counted before the events are handled. To a timer or queued work,
+    /// a descriptor watched since before the current count has had
+    /// whatever waited on it at the last wait reported and handled (the
+    /// loop's epoll is level-triggered).
+    @inlinable public var passes: UInt64 { nowStorage[1] }
+
+    /// `now`, then `passes`.
     @usableFromInline let nowStorage: UnsafeMutablePointer<UInt64> = {
-        let storage = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+        let storage = UnsafeMutablePointer<UInt64>.allocate(capacity: 2)
         storage.initialize(to: MonotonicClock.now())
+        (storage + 1).initialize(to: 0)
         return storage
     }()
 
@@ -195,7 +205,8 @@ public final class EventLoop: @unchecked Sendable {
         defer { threadID.store(0, ordering: .relaxed) }
         while !stopRequested.load(ordering: .acquiring) {
             let count = waitForEvents()
-            nowStorage.pointee = MonotonicClock.now()
+            nowStorage[0] = MonotonicClock.now()
+            nowStorage[1] &+= 1
             if count > 0 { dispatch(count) }
             runDueTimers()
             runQueuedWork()
