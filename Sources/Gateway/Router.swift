@@ -62,26 +62,56 @@ public struct Router: Sendable {
         case notFound
     }
 
-    private(set) var routes: [Route] = []
-    /// Routes without parameters or prefixes, by exact path: the common
-    /// case, answered without splitting the path.
-    private var literal: [Substring: [Route]] = [:]
-    /// Bit n set: some literal route's path is n bytes long (n < 64; bit 63
-    /// stands for every longer one). A path of another length skips the
-    /// hash lookup above: a proxied path rarely has one.
-    private var literalLengths: UInt64 = 0
-    /// The other routes by their first segment when it is literal, and
-    /// those starting with a parameter (or with no segment), each in
-    /// registration order: a path is matched only against the routes that
-    /// can match its first segment. Lists, searched by bytes: a gateway
-    /// has a handful of first segments, and comparing a few costs less
-    /// than hashing one. Two arrays, not one of pairs: reading a pair
-    /// copies (retains) both of its arrays.
-    private var firstLiterals: [[UInt8]] = []
-    private var byFirstLiteral: [[Route]] = []
-    private var openFirst: [Route] = []
+    /// The routes and their indexes, in one object: matching reads them
+    /// from a copy of the router (the application's, a closure's), and a
+    /// copy then retains one reference instead of each table. Copied on
+    /// write; written only while routes are added.
+    private var table = Table()
+
+    /// `@unchecked Sendable` and `@exclusivity(unchecked)`: written only
+    /// through `writableTable()`, by the one router holding it, while
+    /// routes are added (before any request), so no access can overlap
+    /// another; the run-time check cost every read while matching.
+    final class Table: @unchecked Sendable {
+        @exclusivity(unchecked) var routes: [Route] = []
+        /// Routes without parameters or prefixes, by exact path: the common
+        /// case, answered without splitting the path.
+        @exclusivity(unchecked) var literal: [Substring: [Route]] = [:]
+        /// Bit n set: some literal route's path is n bytes long (n < 64; bit
+        /// 63 stands for every longer one). A path of another length skips
+        /// the hash lookup above: a proxied path rarely has one.
+        @exclusivity(unchecked) var literalLengths: UInt64 = 0
+        /// The other routes by their first segment when it is literal, and
+        /// those starting with a parameter (or with no segment), each in
+        /// registration order: a path is matched only against the routes
+        /// that can match its first segment. Lists, searched by bytes: a
+        /// gateway has a handful of first segments, and comparing a few
+        /// costs less than hashing one. Two arrays, not one of pairs:
+        /// reading a pair copies (retains) both of its arrays.
+        @exclusivity(unchecked) var firstLiterals: [[UInt8]] = []
+        @exclusivity(unchecked) var byFirstLiteral: [[Route]] = []
+        @exclusivity(unchecked) var openFirst: [Route] = []
+        /// Some route's endpoint is immediate (see `addImmediate`).
+        @exclusivity(unchecked) var hasImmediateRoutes = false
+
+        func copy() -> Table {
+            let copy = Table()
+            (copy.routes, copy.literal, copy.literalLengths) = (routes, literal, literalLengths)
+            (copy.firstLiterals, copy.byFirstLiteral, copy.openFirst) = (firstLiterals, byFirstLiteral, openFirst)
+            copy.hasImmediateRoutes = hasImmediateRoutes
+            return copy
+        }
+    }
+
+    var routes: [Route] { table.routes }
     /// Some route's endpoint is immediate (see `addImmediate`).
-    public private(set) var hasImmediateRoutes = false
+    public var hasImmediateRoutes: Bool { table.hasImmediateRoutes }
+
+    /// The table, to be written: this router's own.
+    private mutating func writableTable() -> Table {
+        if !isKnownUniquelyReferenced(&table) { table = table.copy() }
+        return table
+    }
 
     public init() {}
 
@@ -108,7 +138,7 @@ public struct Router: Sendable {
     public mutating func addImmediate(_ method: HTTPMethod, _ pattern: String, options: RouteOptions = RouteOptions(),
                                       _ responder: @escaping ImmediateResponder) {
         add([method], pattern, options: options, endpoint: .immediate(responder))
-        hasImmediateRoutes = true
+        writableTable().hasImmediateRoutes = true
     }
 
     private mutating func add(_ methods: [HTTPMethod], _ pattern: String, options: RouteOptions, endpoint: RouteEndpoint) {
@@ -120,28 +150,29 @@ public struct Router: Sendable {
             part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(Array(part.utf8))
         }
         let route = Route(methods: methods, pattern: pattern, segments: segments, prefix: isPrefix,
-                          options: options, endpoint: endpoint, order: routes.count)
-        routes.append(route)
+                          options: options, endpoint: endpoint, order: table.routes.count)
+        let table = writableTable()
+        table.routes.append(route)
         if case .literal(let first) = segments.first {
-            if let index = firstLiterals.firstIndex(of: first) {
-                byFirstLiteral[index].append(route)
+            if let index = table.firstLiterals.firstIndex(of: first) {
+                table.byFirstLiteral[index].append(route)
             } else {
-                firstLiterals.append(first)
-                byFirstLiteral.append([route])
+                table.firstLiterals.append(first)
+                table.byFirstLiteral.append([route])
             }
         } else {
-            openFirst.append(route)
+            table.openFirst.append(route)
         }
         if !isPrefix, !segments.contains(where: { if case .parameter = $0 { true } else { false } }) {
             let path = "/" + segments.map { if case .literal(let part) = $0 { String(decoding: part, as: UTF8.self) } else { "" } }
                 .joined(separator: "/")
-            literal[Substring(path), default: []].append(route)
-            literalLengths |= Self.lengthBit(path.utf8.count)
+            table.literal[Substring(path), default: []].append(route)
+            table.literalLengths |= Self.lengthBit(path.utf8.count)
         }
     }
 
     public func match(_ method: HTTPMethod, path: Substring) -> Match {
-        if literalLengths & Self.lengthBit(path.utf8.count) != 0, let exact = literal[path],
+        if table.literalLengths & Self.lengthBit(path.utf8.count) != 0, let exact = table.literal[path],
            let route = exact.first(where: { $0.methods.contains(method) })
                ?? (method == .head ? exact.first { $0.methods.contains(.get) } : nil) {
             return .found(pattern: route.pattern, parameters: [:], options: route.options, endpoint: route.endpoint)
@@ -158,9 +189,10 @@ public struct Router: Sendable {
 
     private func match(_ method: HTTPMethod, _ parts: Parts) -> Match {
         var best: (route: Route, parameters: [String: String])?
+        let openFirst = table.openFirst
         var sameFirst: [Route] = []
-        if parts.count > 0, let index = firstLiterals.indices.first(where: { parts.segment(0, equals: firstLiterals[$0]) }) {
-            sameFirst = byFirstLiteral[index]
+        if parts.count > 0, let index = table.firstLiterals.indices.first(where: { parts.segment(0, equals: table.firstLiterals[$0]) }) {
+            sameFirst = table.byFirstLiteral[index]
         }
         var (next, nextOpen) = (0, 0)
         // Both lists merged in registration order, as if walking every route.
@@ -184,7 +216,7 @@ public struct Router: Sendable {
         }
         // No route for this method: which methods the path has, if any.
         var allowed: [HTTPMethod] = []
-        for route in routes where Self.bind(route, to: parts) != nil {
+        for route in table.routes where Self.bind(route, to: parts) != nil {
             for routeMethod in route.methods {
                 for allowedMethod in routeMethod == .get ? [HTTPMethod.get, .head] : [routeMethod]
                 where !allowed.contains(allowedMethod) {

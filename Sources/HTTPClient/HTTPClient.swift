@@ -48,13 +48,13 @@ public final class HTTPClient: Sendable {
     /// instead of by hashing its name for every request. Bases to one
     /// endpoint get one number, and so share its idle connections.
     public func base(_ url: String) -> HTTPClientBase {
-        guard var plain = PlainHTTPTarget(url) else { return HTTPClientBase(url, plain: nil) }
-        plain.slot = endpointSlots.withLock { slots in
+        guard let plain = PlainHTTPTarget(url) else { return HTTPClientBase(url, plain: nil) }
+        let slot = endpointSlots.withLock { slots in
             if let slot = slots[plain.endpoint] { return slot }
             slots[plain.endpoint] = slots.count
             return slots.count - 1
         }
-        return HTTPClientBase(url, plain: plain)
+        return HTTPClientBase(url, plain: plain.numbered(slot))
     }
 
     /// Sends `request` and returns the whole response, whatever its status

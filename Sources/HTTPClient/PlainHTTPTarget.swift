@@ -4,24 +4,50 @@ import Core
 /// connections: where to connect, the `Host` field and the request target.
 /// Anything unusual (user info, a fragment, another scheme) is left to
 /// libcurl, which either handles it or refuses it.
+///
+/// The URL's parts sit in one immutable object shared by every target
+/// appended to it (`appending`): a target is copied on its way to a
+/// connection, and a copy then retains that object and the suffix, not
+/// each of the parts' strings.
 struct PlainHTTPTarget: Equatable {
-    /// A host name, an IPv4 literal, or an IPv6 literal without brackets.
-    var host: String
-    var port: UInt16
-    /// The `Host` field: the authority as written.
-    var authority: String
-    /// Path and query, starting with `/`, in two parts: the URL's own, and
-    /// what a request built on it as a base appends (`appending`), written
-    /// out one after the other.
-    var path: String
-    var suffix = ""
+    final class Origin: Sendable {
+        /// A host name, an IPv4 literal, or an IPv6 literal without brackets.
+        let host: String
+        let port: UInt16
+        /// The `Host` field: the authority as written.
+        let authority: String
+        /// The URL's own path and query, starting with `/`.
+        let path: String
+        /// Whether the URL's authority ends with a `/` or `?`, so that text
+        /// appended to the URL extends its path or query (and not its host).
+        let takesSuffix: Bool
+        /// The endpoint's number in the client that made the base (see
+        /// `slot`).
+        let slot: Int?
+
+        init(host: String, port: UInt16, authority: String, path: String, takesSuffix: Bool, slot: Int?) {
+            self.host = host
+            self.port = port
+            self.authority = authority
+            self.path = path
+            self.takesSuffix = takesSuffix
+            self.slot = slot
+        }
+    }
+
+    let origin: Origin
+    /// What a request built on the URL as a base appends (`appending`),
+    /// written out after the URL's own path and query.
+    private(set) var suffix = ""
+
+    var host: String { origin.host }
+    var port: UInt16 { origin.port }
+    var authority: String { origin.authority }
+    var path: String { origin.path }
     /// The endpoint's number in the client that made the base this target
     /// was appended to (`HTTPClient.base`): its pools find the endpoint's
     /// connections by it. Nil for other targets.
-    var slot: Int?
-    /// Whether the URL's authority ends with a `/` or `?`, so that text
-    /// appended to the URL extends its path or query (and not its host).
-    private(set) var takesSuffix = false
+    var slot: Int? { origin.slot }
 
     /// The request target: path and query.
     var target: String { path + suffix }
@@ -33,15 +59,20 @@ struct PlainHTTPTarget: Equatable {
         // Over the contiguous bytes: a route's base is parsed once, other
         // URLs once per request, and the generic `String.UTF8View`
         // searches showed in profiles.
-        guard let parsed = url.withContiguousUTF8({ Self.parse($0) }) else { return nil }
-        self = parsed
+        guard let origin = url.withContiguousUTF8({ Self.parse($0) }) else { return nil }
+        self.origin = origin
     }
 
-    private init(host: String, port: UInt16, authority: String, path: String) {
-        self.host = host
-        self.port = port
-        self.authority = authority
-        self.path = path
+    private init(origin: Origin, suffix: String) {
+        self.origin = origin
+        self.suffix = suffix
+    }
+
+    /// This target with its endpoint numbered `slot`.
+    func numbered(_ slot: Int) -> PlainHTTPTarget {
+        PlainHTTPTarget(origin: Origin(host: host, port: port, authority: authority, path: path,
+                                       takesSuffix: origin.takesSuffix, slot: slot),
+                        suffix: suffix)
     }
 
     /// The target of this URL with `text` appended: what parsing the URL
@@ -49,13 +80,17 @@ struct PlainHTTPTarget: Equatable {
     /// would not be a plain target (a fragment) or the URL's authority is
     /// not closed (`http://h` followed by `x` names another host).
     func appending(_ text: String) -> PlainHTTPTarget? {
-        guard takesSuffix, suffix.isEmpty, !text.withContiguousUTF8({ $0.contains(UInt8(ascii: "#")) }) else { return nil }
-        var appended = self
-        appended.suffix = text
-        return appended
+        guard origin.takesSuffix, suffix.isEmpty, !text.withContiguousUTF8({ $0.contains(UInt8(ascii: "#")) })
+        else { return nil }
+        return PlainHTTPTarget(origin: origin, suffix: text)
     }
 
-    private static func parse(_ url: UnsafeBufferPointer<UInt8>) -> PlainHTTPTarget? {
+    static func == (a: PlainHTTPTarget, b: PlainHTTPTarget) -> Bool {
+        a.host == b.host && a.port == b.port && a.authority == b.authority && a.path == b.path && a.suffix == b.suffix
+            && a.slot == b.slot && a.origin.takesSuffix == b.origin.takesSuffix
+    }
+
+    private static func parse(_ url: UnsafeBufferPointer<UInt8>) -> Origin? {
         let scheme: StaticString = "http://"
         let start = scheme.utf8CodeUnitCount
         guard url.count > start else { return nil }
@@ -91,9 +126,8 @@ struct PlainHTTPTarget: Equatable {
         } else {
             path = text(url, authorityEnd..<url.count)
         }
-        var parsed = PlainHTTPTarget(host: text(url, host), port: port, authority: text(url, authority), path: path)
-        parsed.takesSuffix = authorityEnd < url.count
-        return parsed
+        return Origin(host: text(url, host), port: port, authority: text(url, authority), path: path,
+                      takesSuffix: authorityEnd < url.count, slot: nil)
     }
 
     private static func text(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {

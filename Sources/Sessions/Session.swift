@@ -1,3 +1,5 @@
+import Core
+
 /// A live session, as loaded or created by `SessionManager`: its content,
 /// its times and the version a `compareAndSet` update fences on.
 ///
@@ -45,6 +47,19 @@ public struct Session: Sendable, CustomStringConvertible, CustomReflectable {
     /// the cookie one way, like the record key: safe to log, useless as a
     /// cookie.
     public var lockName: String { handle.storeKey }
+
+    /// The access token for `audience` (nil: the default one), when it
+    /// expires (Unix ms, if known) and whether a refresh token can renew
+    /// it. Read in place: `data` handed out as a value is a copy of the
+    /// whole content, a reference per string, and the proxy asks this on
+    /// every request.
+    public func accessToken(for audience: String?) -> (token: Secret, expiresAt: UInt64?, renewable: Bool)? {
+        let renewable = content.data.tokens.refreshToken != nil
+        guard let audience else {
+            return (content.data.tokens.accessToken, content.data.tokens.accessTokenExpiresAt, renewable)
+        }
+        return content.data.tokens.resources[audience].map { ($0.accessToken, $0.expiresAt, renewable) }
+    }
 
     /// Version and times only.
     public var description: String {

@@ -45,16 +45,15 @@ public struct SessionManager: Sendable {
     /// session served lately is neither derived nor decrypted again (see
     /// `SessionMemo`).
     public func lookup(cookieHeader: String?) async throws(SessionError) -> SessionLookup<Session> {
-        guard let header = cookieHeader,
-              let value = CookieHeader.value(named: configuration.cookieName, in: header)
+        guard let header = cookieHeader, let cookieValue = CookieHeader.string(named: configuration.cookieName, in: header)
         else { return .noCookie }
-        let cookieValue = String(Substring(value))
         let now = clock.unixMilliseconds()
         var entry: SessionMemo.Entry
         let remembered = memo.entry(cookieValue: cookieValue, now: now)
         if let remembered {
             entry = remembered
         } else {
+            let value = Substring(cookieValue).utf8
             guard let handle = try derive({ () throws(CryptoError) in try RecordScheme.session.handle(cookieValue: value) })
             else { return .malformedCookie }
             entry = SessionMemo.Entry(handle: handle)

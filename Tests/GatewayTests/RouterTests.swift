@@ -33,6 +33,23 @@ struct RouterTests {
         #expect(Self.pattern(Self.router().match(HTTPMethod(method), path: path[...])) == expected)
     }
 
+    /// A router's tables are shared by its copies until one adds a route:
+    /// the other then keeps its own routes, and only those.
+    @Test func aCopyThatAddsRoutesLeavesTheOriginalAlone() {
+        let original = Self.router()
+        var copy = original
+        let ok: Responder = { _, _ in HTTPResponse(status: .ok) }
+        copy.add(.get, "/extra", ok)
+        copy.add(.get, "/api/extra/*", ok)
+        copy.addImmediate(.get, "/now") { _, _ in HTTPResponse(status: .ok) }
+        #expect(Self.pattern(copy.match(.get, path: "/extra")) == "/extra")
+        #expect(Self.pattern(copy.match(.get, path: "/api/extra/1")) == "/api/extra/*")
+        #expect(copy.hasImmediateRoutes && copy.registered.count == original.registered.count + 3)
+        #expect(Self.pattern(original.match(.get, path: "/extra")) == nil)
+        #expect(Self.pattern(original.match(.get, path: "/api/extra/1")) == "/api/*")
+        #expect(!original.hasImmediateRoutes && original.registered.count == 6)
+    }
+
     @Test func bindsPathParameters() {
         guard case .found(_, let parameters, _, _) = Self.router().match(.delete, path: "/bff/passkeys/k-1") else {
             Issue.record("no match")

@@ -126,7 +126,7 @@ struct APIProxy: Sendable {
             }
             // A token that needs no refresh is read without entering the
             // refresh path's async frames (most requests).
-            if let token = refresher.usableToken(session.data, audience: route.resource) { return token }
+            if let token = refresher.usableToken(session, audience: route.resource) { return token }
             do {
                 return try await refresher.accessToken(for: &session, audience: route.resource, client: client, context: context)
             } catch let error as GatewayError where anonymousAllowed && error.code == "session_expired" {

@@ -82,7 +82,7 @@ public final class RefreshCoordinator: Sendable {
     ///   the audience); `RelayedAnswer` with Modgud's 429.
     func accessToken(for session: inout Session, audience: String?, client: IPAddress,
                      context: RequestContext) async throws -> Secret {
-        if let token = usableToken(session.data, audience: audience) { return token }
+        if let token = usableToken(session, audience: audience) { return token }
         let key = session.lockName + "|" + (audience ?? "")
         let started = ContinuousClock.now
         let (task, joined) = inFlight.withLock { table -> (Task<RefreshResult, Never>, Bool) in
@@ -102,7 +102,7 @@ public final class RefreshCoordinator: Sendable {
         switch result {
         case .fresh(let successor):
             session = successor
-            if let token = usableToken(successor.data, audience: audience) ?? currentToken(successor.data, audience: audience) {
+            if let token = usableToken(successor, audience: audience) ?? currentToken(successor, audience: audience) {
                 return token
             }
             throw GatewayError.tokenUnavailable
@@ -123,23 +123,16 @@ public final class RefreshCoordinator: Sendable {
 
     /// The token for `audience` if it is good for longer than the skew (or
     /// until it expires, when there is no refresh token to renew it).
-    func usableToken(_ data: SessionData, audience: String?) -> Secret? {
-        guard let (token, expiresAt) = tokenAndExpiry(data, audience: audience) else { return nil }
+    func usableToken(_ session: Session, audience: String?) -> Secret? {
+        guard let (token, expiresAt, renewable) = session.accessToken(for: audience) else { return nil }
         guard let expiresAt else { return token }
-        let now = sessions.now
-        let margin = data.tokens.refreshToken == nil ? 0 : skewMilliseconds
-        return expiresAt > now &+ margin ? token : nil
+        return expiresAt > sessions.now &+ (renewable ? skewMilliseconds : 0) ? token : nil
     }
 
     /// The token for `audience` while it has not expired, skew or not.
-    private func currentToken(_ data: SessionData, audience: String?) -> Secret? {
-        guard let (token, expiresAt) = tokenAndExpiry(data, audience: audience) else { return nil }
+    private func currentToken(_ session: Session, audience: String?) -> Secret? {
+        guard let (token, expiresAt, _) = session.accessToken(for: audience) else { return nil }
         return expiresAt.map { $0 > sessions.now } ?? true ? token : nil
-    }
-
-    private func tokenAndExpiry(_ data: SessionData, audience: String?) -> (Secret, UInt64?)? {
-        guard let audience else { return (data.tokens.accessToken, data.tokens.accessTokenExpiresAt) }
-        return data.tokens.resources[audience].map { ($0.accessToken, $0.expiresAt) }
     }
 
     // MARK: Across instances
@@ -171,7 +164,7 @@ public final class RefreshCoordinator: Sendable {
             waiter.cancel()
             let reloaded = await reload(current)
             guard let successor = reloaded.session else { return reloaded.failure ?? .ended }
-            if usableToken(successor.data, audience: audience) != nil {
+            if usableToken(successor, audience: audience) != nil {
                 metrics.successorHits.increment(["store"])
                 return .fresh(successor)
             }
@@ -209,12 +202,12 @@ public final class RefreshCoordinator: Sendable {
                                logger: Logger) async -> RefreshResult {
         let reloaded = await reload(session)
         guard let current = reloaded.session else { return reloaded.failure ?? .ended }
-        if usableToken(current.data, audience: audience) != nil {
+        if usableToken(current, audience: audience) != nil {
             metrics.successorHits.increment(["store"])
             return .fresh(current)
         }
         guard let refreshToken = current.data.tokens.refreshToken else {
-            if currentToken(current.data, audience: audience) != nil { return .fresh(current) }
+            if currentToken(current, audience: audience) != nil { return .fresh(current) }
             if audience != nil { return .refused }
             logger.info("refresh.no_refresh_token")
             return await end(current, outcome: "no_refresh_token")
