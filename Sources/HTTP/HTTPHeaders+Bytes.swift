@@ -11,7 +11,23 @@ extension HTTPHeaders {
             let offset = index * Self.entrySize
             return (namesStart + Int(raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)),
                     Int(raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)),
-                    Int(raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self)))
+                    Int(raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self) & ~Self.checkedBit))
+        }
+    }
+
+    /// Set in a table entry's value length when the field was checked as it
+    /// was added (`add(checkedName:value:)`).
+    @usableFromInline static let checkedBit: UInt32 = 1 << 31
+
+    /// Whether field `index` was checked when it was added: its name a
+    /// token, its value free of control characters but HTAB (RFC 9110
+    /// §5.5, what the parsers accept). Such a field is not checked again
+    /// on its way out (`RequestValidation`, `ResponseHead`), nor is a copy
+    /// of it (`add(fieldAt:of:)`).
+    public func isChecked(at index: Int) -> Bool {
+        precondition(index >= 0 && index < count, "header field index out of range")
+        return storage.withUnsafeBytes { raw in
+            raw.loadUnaligned(fromByteOffset: index * Self.entrySize + 8, as: UInt32.self) & Self.checkedBit != 0
         }
     }
 
@@ -105,20 +121,38 @@ extension HTTPHeaders {
         return nameCount + valueCount + 4
     }
 
-    /// Appends a field from its bytes, as given (the caller has checked them).
+    /// Appends a field from its bytes, as given.
     public mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        appendField(nameCount: name.count, valueCount: value.count) { at in
+        add(name: name, value: value, checked: false)
+    }
+
+    /// Appends a field from its bytes, which the caller has checked: `name`
+    /// a token, `value` free of control characters but HTAB, as the
+    /// request and response parsers accept them (see `isChecked(at:)`).
+    public mutating func add(checkedName name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        add(name: name, value: value, checked: true)
+    }
+
+    public mutating func add(checkedName name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        add(name: name.assumingMemoryBound(to: UInt8.self), value: value.assumingMemoryBound(to: UInt8.self), checked: true)
+    }
+
+    private mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, checked: Bool) {
+        appendField(nameCount: name.count, valueCount: value.count, checked: checked) { at in
             Self.copy(name, to: at)
             Self.copy(value, to: at + name.count)
         }
     }
 
-    /// Appends `name: prefix value` (a credential with its scheme) without
-    /// joining the two into a `String` first.
-    public mutating func add(_ name: StaticString, _ prefix: StaticString, _ value: String) {
+    /// Appends `name: prefix value` (a credential with its scheme, say)
+    /// without joining the two into a `String` first. `checked`: the caller
+    /// vouches that `name` is a token and `prefix` and `value` hold no
+    /// control character but HTAB (see `isChecked(at:)`), because it
+    /// checked them or made them so.
+    public mutating func add(_ name: StaticString, _ prefix: StaticString, _ value: String, checked: Bool = false) {
         let (nameCount, prefixCount) = (name.utf8CodeUnitCount, prefix.utf8CodeUnitCount)
         value.withContiguousUTF8 { value in
-            appendField(nameCount: nameCount, valueCount: prefixCount + value.count) { at in
+            appendField(nameCount: nameCount, valueCount: prefixCount + value.count, checked: checked) { at in
                 Self.copy(UnsafeBufferPointer(start: name.utf8Start, count: nameCount), to: at)
                 Self.copy(UnsafeBufferPointer(start: prefix.utf8Start, count: prefixCount), to: at + nameCount)
                 Self.copy(value, to: at + nameCount + prefixCount)
@@ -130,26 +164,27 @@ extension HTTPHeaders {
         add(name: name.assumingMemoryBound(to: UInt8.self), value: value.assumingMemoryBound(to: UInt8.self))
     }
 
-    /// Appends a copy of `other`'s field `index`.
+    /// Appends a copy of `other`'s field `index`, checked if it was.
     public mutating func add(fieldAt index: Int, of other: HTTPHeaders) {
-        other.withField(at: index) { name, value in add(name: name, value: value) }
+        let checked = other.isChecked(at: index)
+        other.withField(at: index) { name, value in add(name: name, value: value, checked: checked) }
     }
 
     /// Appends a table entry and the field's bytes, which `write` writes
     /// from the pointer it is given, all in one access to the buffer.
-    private mutating func appendField(nameCount: Int, valueCount: Int,
+    private mutating func appendField(nameCount: Int, valueCount: Int, checked: Bool = false,
                                       _ write: (UnsafeMutablePointer<UInt8>) -> Void) {
         if count == tableCapacity { growTable() }
         let size = nameCount + valueCount
         if end + size > storage.count { growBytes(to: end + size) }
         let nameStart = byteCount
-        precondition(nameStart + size < Int(UInt32.max), "header fields too large")
+        precondition(nameStart + size < Int(Self.checkedBit), "header fields too large")
         let (offset, at) = (count * Self.entrySize, end)
         storage.withUnsafeMutableBufferPointer { buffer in
             let raw = UnsafeMutableRawBufferPointer(buffer)
             raw.storeBytes(of: UInt32(nameStart), toByteOffset: offset, as: UInt32.self)
             raw.storeBytes(of: UInt32(nameCount), toByteOffset: offset + 4, as: UInt32.self)
-            raw.storeBytes(of: UInt32(valueCount), toByteOffset: offset + 8, as: UInt32.self)
+            raw.storeBytes(of: UInt32(valueCount) | (checked ? Self.checkedBit : 0), toByteOffset: offset + 8, as: UInt32.self)
             if let base = buffer.baseAddress { write(base + at) }
         }
         end += size

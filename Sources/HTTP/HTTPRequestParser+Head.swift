@@ -163,7 +163,9 @@ extension HTTPRequestParser {
         if draft.headers.count == 0 {
             draft.headers = HTTPHeaders(capacity: 16, byteCapacity: min(input.count - line.lowerBound, 4096))
         }
-        draft.headers.add(name: input.slice(name), value: input.slice(value))
+        // Checked: a token name (`splitField`), a value the line scanner
+        // found free of controls but HTAB.
+        draft.headers.add(checkedName: input.slice(name), value: input.slice(value))
     }
 
     /// Validates a field line and returns its name and trimmed value. The

@@ -88,10 +88,14 @@ enum ResponseHead {
     private static let serverOwned = FieldNameSet(["content-length", "transfer-encoding", "connection", "keep-alive", "date"])
 
     /// Whether a handler's field may be written: a token-ish name that is
-    /// not one the server owns, and a value that cannot split the response.
+    /// not one the server owns, and a value that cannot split the response
+    /// (known for a field checked as it was added, one relayed from an
+    /// upstream's parsed response, say).
     private static func isSendable(_ headers: HTTPHeaders, _ index: Int) -> Bool {
-        headers.withField(at: index) { name, value in
+        let checked = headers.isChecked(at: index)
+        return headers.withField(at: index) { name, value in
             guard !name.isEmpty, !serverOwned.contains(name) else { return false }
+            if checked { return true }
             for byte in name where byte <= 0x20 || byte == 0x3A || byte >= 0x7F { return false }
             // No CR, LF or NUL; checked eight bytes at a time (every
             // response passes here with each of its fields).

@@ -90,6 +90,8 @@ public final class HTTPClientBase: Sendable {
     public let url: String
     /// Its parts, when the client's own connections can serve it.
     let plain: PlainHTTPTarget?
+    /// Whether the URL passes `RequestValidation`'s check, made once.
+    let isURLText: Bool
 
     public convenience init(_ url: String) {
         self.init(url, plain: PlainHTTPTarget(url))
@@ -98,5 +100,6 @@ public final class HTTPClientBase: Sendable {
     init(_ url: String, plain: PlainHTTPTarget?) {
         self.url = url
         self.plain = plain
+        isURLText = RequestValidation.isURLText(url)
     }
 }

@@ -7,11 +7,13 @@ enum RequestValidation {
         guard isToken(request.method.rawValue) else { throw .invalidRequest }
         let validURL = switch request.location {
         case .url(let url): isURLText(url)
-        case .based(let base, let suffix): isURLText(base.url) && (suffix.isEmpty || isURLText(suffix))
+        case .based(let base, let suffix): base.isURLText && (suffix.isEmpty || isURLText(suffix))
         }
         guard validURL else { throw .invalidURL }
         let headers = request.headers
-        for index in 0..<headers.count {
+        // A field checked as it was added (parsed from a request, say) is
+        // not checked again.
+        for index in 0..<headers.count where !headers.isChecked(at: index) {
             // A plain loop: `allSatisfy` with a closure made a call per byte.
             let valid = headers.withField(at: index) { name, value in
                 guard !name.isEmpty else { return false }
@@ -23,7 +25,7 @@ enum RequestValidation {
     }
 
     /// Not empty, and no space, control or DEL.
-    private static func isURLText(_ text: String) -> Bool {
+    static func isURLText(_ text: String) -> Bool {
         !text.isEmpty && allBytes(of: text, satisfy: { $0 > 0x20 && $0 != 0x7F })
     }
 

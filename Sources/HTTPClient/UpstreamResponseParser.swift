@@ -62,7 +62,7 @@ enum UpstreamResponseParser {
         var connectionKeepAlive = false
         while let line = lines.next(), !line.isEmpty {
             let (name, value) = try parseField(line)
-            headers.add(name: name, value: value)
+            headers.add(checkedName: name, value: value)
             switch name.count {
             case 14 where equalsIgnoringCase(name, "content-length"):
                 try forEachListItem(value, emptyAllowed: false) { (item) throws(HTTPClientError) in

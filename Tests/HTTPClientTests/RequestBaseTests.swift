@@ -38,6 +38,30 @@ import Testing
         #expect(throws: HTTPClientError.invalidURL) { try RequestValidation.check(request) }
     }
 
+    /// The base is checked once, when made, and a bad one refuses every
+    /// request made on it.
+    @Test(arguments: ["http://127.0.0.1:1/a b/", "http://127.0.0.1:1/\r\nX: 1/", ""])
+    func aBaseWithSpacesOrControlsRefusesItsRequests(base: String) {
+        #expect(!HTTPClientBase(base).isURLText)
+        let request = HTTPClientRequest(base: HTTPClientBase(base), appending: "x")
+        #expect(throws: HTTPClientError.invalidURL) { try RequestValidation.check(request) }
+        #expect(HTTPClientBase("http://127.0.0.1:1/a/").isURLText)
+    }
+
+    /// A field added as checked is taken at its word; one added otherwise
+    /// is checked, whatever its neighbours.
+    @Test func onlyUncheckedFieldsAreCheckedAgain() throws {
+        var headers = HTTPHeaders()
+        headers.add("X-Good", "", "1", checked: true)
+        headers.add("X-Bad", "a\r\nX-Injected: 1")
+        let request = HTTPClientRequest(base: HTTPClientBase("http://127.0.0.1:1/"), appending: "x", headers: headers)
+        #expect(throws: HTTPClientError.invalidRequest) { try RequestValidation.check(request) }
+        var clean = HTTPHeaders()
+        clean.add("X-Good", "", "1", checked: true)
+        clean.add("X-Also-Good", "2")
+        try RequestValidation.check(HTTPClientRequest(base: HTTPClientBase("http://127.0.0.1:1/"), appending: "x", headers: clean))
+    }
+
     @Test func aBasedRequestReachesItsPathOverTheClientsOwnConnection() async throws {
         let upstream = try RawUpstream([.answer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")])
         try await withClient(loops: 1, configuration: quick) { client, _ in

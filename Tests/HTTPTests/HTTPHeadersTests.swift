@@ -74,10 +74,47 @@ import Testing
         #expect(copy == headers)
     }
 
+    /// A field added as checked keeps the mark through copies, removals
+    /// of others and growth, and the mark changes neither its bytes nor
+    /// its lengths; every other way of adding a field leaves it unmarked.
+    @Test func theCheckedMarkFollowsAFieldAndNothingElse() {
+        var headers = HTTPHeaders(capacity: 1, byteCapacity: 4)  // grows past both
+        "Accept".withContiguousUTF8 { name in "*/*".withContiguousUTF8 { headers.add(checkedName: name, value: $0) } }
+        headers.add("X-Plain", "1")
+        headers.add("Authorization", "Bearer ", "tok", checked: true)
+        headers.add("X-Forwarded-For", "", "::1")
+        #expect((0..<4).map(headers.isChecked) == [true, false, true, false])
+        #expect(headers.fields == [
+            HTTPField(name: "Accept", value: "*/*"), HTTPField(name: "X-Plain", value: "1"),
+            HTTPField(name: "Authorization", value: "Bearer tok"), HTTPField(name: "X-Forwarded-For", value: "::1"),
+        ])
+        #expect(headers.lineSize(at: 0) == "Accept: */*\r\n".utf8.count)
+        #expect(headers.byteCount == headers.fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
+        var copy = HTTPHeaders()
+        for index in 0..<headers.count { copy.add(fieldAt: index, of: headers) }
+        #expect(copy == headers && (0..<4).map(copy.isChecked) == [true, false, true, false])
+        copy.remove("X-Plain")
+        for index in 0..<40 { copy.add("Field-\(index)", "value") }
+        #expect(copy.isChecked(at: 0) && copy.isChecked(at: 1) && !copy.isChecked(at: 2))
+        #expect(copy.field(at: 1) == HTTPField(name: "Authorization", value: "Bearer tok"))
+        // Equal bytes are equal fields, marked or not.
+        let unmarked: HTTPHeaders = ["Accept": "*/*"]
+        #expect(unmarked == headers.keeping(0) && !unmarked.isChecked(at: 0))
+    }
+
     @Test func copiesAreIndependent() {
         let original: HTTPHeaders = ["A": "1"]
         var copy = original
         copy.add("B", "2")
         #expect(original.count == 1 && copy.count == 2)
+    }
+}
+
+private extension HTTPHeaders {
+    /// Field `index` alone, marked as it was.
+    func keeping(_ index: Int) -> HTTPHeaders {
+        var kept = HTTPHeaders()
+        kept.add(fieldAt: index, of: self)
+        return kept
     }
 }

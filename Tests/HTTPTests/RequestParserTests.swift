@@ -206,6 +206,15 @@ extension RequestParserCases {
         #expect(head.headers.withField(at: index) { _, value in Array(value) } == [0x61, 0x80, 0xFF, 0x62])
     }
 
+    /// Every parsed field is marked checked (the parser refused anything
+    /// else), so the proxy's client and the response writer skip it.
+    @Test func parsedFieldsAreMarkedChecked() throws {
+        let steps = whole(bytes("GET / HTTP/1.1\r\nHost: a\r\nX-Tab: a\tb\r\nAccept: */*\r\n\r\n"))
+        guard case .head(let head) = steps.first else { Issue.record("no head"); return }
+        #expect(head.headers.count == 3)
+        #expect((0..<head.headers.count).allSatisfy(head.headers.isChecked))
+    }
+
     @Test func pipelinedRequestsInOneBuffer() {
         let raw = bytes(
             "GET /1 HTTP/1.1\r\nHost: a\r\n\r\n"

@@ -21,8 +21,10 @@ struct APIProxy: Sendable {
     let addresses: ClientAddressResolver
     let publicOrigin: WebOrigin
     let timeout: Duration
-    /// `X-Forwarded-Host`: the public origin's authority, written once.
+    /// `X-Forwarded-Host`: the public origin's authority, written once,
+    /// and whether it is a clean field value (checked once).
     let forwardedHost: String
+    let forwardedHostIsClean: Bool
 
     init(upstreams: HTTPClient, sessions: SessionManager, refresher: RefreshCoordinator?, clientTokens: ClientTokenCache?,
          addresses: ClientAddressResolver, publicOrigin: WebOrigin, timeout: Duration)
@@ -35,6 +37,7 @@ struct APIProxy: Sendable {
         self.publicOrigin = publicOrigin
         self.timeout = timeout
         forwardedHost = publicOrigin.url.authority
+        forwardedHostIsClean = forwardedHost.withContiguousUTF8 { HTTPRequestParser.isFieldValue(UnsafeRawBufferPointer($0)) }
     }
 
     /// The methods a route without a `methods` list accepts (HEAD comes with GET).
@@ -164,10 +167,17 @@ struct APIProxy: Sendable {
         for index in 0..<incoming.count where !Self.isNamed(incoming, index, in: Self.requestHeadersDropped, or: named) {
             headers.add(fieldAt: index, of: incoming)
         }
-        if let token { headers.add("Authorization", "Bearer ", token.revealed) }
-        headers.add("X-Forwarded-For", client.description)
-        headers.add("X-Forwarded-Proto", publicOrigin.scheme.rawValue)
-        headers.add("X-Forwarded-Host", forwardedHost)
+        // The gateway's own fields, under token names, are marked checked
+        // when their values are known to be clean, so the client does not
+        // check them again: the token is checked here, an address and a
+        // scheme are clean as written, the public authority was checked once.
+        if let token {
+            let clean = token.revealed.withContiguousUTF8 { HTTPRequestParser.isFieldValue(UnsafeRawBufferPointer($0)) }
+            headers.add("Authorization", "Bearer ", token.revealed, checked: clean)
+        }
+        headers.add("X-Forwarded-For", "", client.description, checked: true)
+        headers.add("X-Forwarded-Proto", "", publicOrigin.scheme.rawValue, checked: true)
+        headers.add("X-Forwarded-Host", "", forwardedHost, checked: forwardedHostIsClean)
         return headers
     }
 
