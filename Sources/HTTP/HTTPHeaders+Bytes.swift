@@ -164,6 +164,36 @@ extension HTTPHeaders {
         add(name: name.assumingMemoryBound(to: UInt8.self), value: value.assumingMemoryBound(to: UInt8.self))
     }
 
+    /// Removes, in place, every field that `remove` picks by its name and
+    /// value bytes (valid during the call only). The fields after a removed
+    /// one move up in the table; the removed one's bytes stay in the
+    /// buffer, unused. In place when the buffer is not shared: a relayed
+    /// response's fields are filtered without a second buffer.
+    public mutating func removeFields(
+        where remove: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Bool
+    ) {
+        guard count > 0 else { return }
+        let (total, namesStart) = (count, self.namesStart)
+        var kept = 0
+        storage.withUnsafeMutableBytes { raw in
+            let table = raw.baseAddress!
+            let bytes = table.assumingMemoryBound(to: UInt8.self)
+            for index in 0..<total {
+                let offset = index * Self.entrySize
+                let start = namesStart + Int(raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+                let nameCount = Int(raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+                let valueCount = Int(raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self) & ~Self.checkedBit)
+                if remove(UnsafeBufferPointer(start: bytes + start, count: nameCount),
+                          UnsafeBufferPointer(start: bytes + start + nameCount, count: valueCount)) { continue }
+                if kept != index {
+                    (table + kept * Self.entrySize).copyMemory(from: table + offset, byteCount: Self.entrySize)
+                }
+                kept += 1
+            }
+        }
+        count = kept
+    }
+
     /// Appends a copy of `other`'s field `index`, checked if it was.
     public mutating func add(fieldAt index: Int, of other: HTTPHeaders) {
         let checked = other.isChecked(at: index)

@@ -140,7 +140,7 @@ extension UpstreamConnection {
     /// Passes the head on with its body: `whole` when it has all arrived
     /// (the response is then done), else a channel the body streams into.
     private func deliverHead(_ head: UpstreamResponseHead, _ exchange: UpstreamExchange, whole: [UInt8]?) {
-        response = head
+        response = UpstreamResponseHead.Frame(framing: head.framing, keepAlive: head.keepAlive)
         let body: HTTPClientResponseBody
         if let whole {
             remaining = 0

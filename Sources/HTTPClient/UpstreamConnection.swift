@@ -52,7 +52,7 @@ final class UpstreamConnection: EventLoopHandler {
     var sendBroken = false
     // Receiving.
     @exclusivity(unchecked) var pending: [UInt8] = []
-    @exclusivity(unchecked) var response: UpstreamResponseHead?
+    @exclusivity(unchecked) var response: UpstreamResponseHead.Frame?
     var remaining = 0
     @exclusivity(unchecked) var decoder = ChunkedDecoder()
     var receivedAny = false

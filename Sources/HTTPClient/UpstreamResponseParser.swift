@@ -18,6 +18,13 @@ struct UpstreamResponseHead {
     var framing: ResponseFraming
     /// The connection may carry another request once this exchange is done.
     var keepAlive: Bool
+
+    /// What the connection keeps of it once delivered. Not the fields:
+    /// left to the reader alone, a proxy filters them in place.
+    struct Frame {
+        var framing: ResponseFraming
+        var keepAlive: Bool
+    }
 }
 
 /// Reads a response head strictly: anything a desynchronising server or a
@@ -55,7 +62,9 @@ enum UpstreamResponseParser {
         var lines = LineReader(bytes)
         guard let statusLine = lines.next() else { throw .invalidResponse }
         let (minor, status) = try parseStatusLine(statusLine)
-        var headers = HTTPHeaders(capacity: 12, byteCapacity: bytes.count)
+        // Room for the field or two a proxy adds on the way out (the
+        // gateway's X-Request-Id), so it relays this buffer as it is.
+        var headers = HTTPHeaders(capacity: 12, byteCapacity: bytes.count + 64)
         var length: Int?
         var transferEncoding: [String] = []
         var connectionClose = false

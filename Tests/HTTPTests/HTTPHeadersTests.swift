@@ -102,6 +102,31 @@ import Testing
         #expect(unmarked == headers.keeping(0) && !unmarked.isChecked(at: 0))
     }
 
+    /// Fields removed in place leave the others, their order, bytes and
+    /// marks; a copy sharing the buffer keeps every field; new fields
+    /// still fit after the removed ones' bytes.
+    @Test func fieldsRemovedInPlaceLeaveTheRestAndAnyCopyAlone() {
+        var headers: HTTPHeaders = ["Connection": "keep-alive", "A": "1", "Content-Length": "3"]
+        "B".withContiguousUTF8 { name in "2".withContiguousUTF8 { headers.add(checkedName: name, value: $0) } }
+        let copy = headers
+        var seen: [String] = []
+        headers.removeFields { name, value in
+            seen.append(String(decoding: name, as: UTF8.self) + "=" + String(decoding: value, as: UTF8.self))
+            return HTTPHeaders.equals(name, lowercase: "connection") || HTTPHeaders.equals(name, lowercase: "content-length")
+        }
+        #expect(seen == ["Connection=keep-alive", "A=1", "Content-Length=3", "B=2"])
+        #expect(headers.fields == [HTTPField(name: "A", value: "1"), HTTPField(name: "B", value: "2")])
+        #expect(!headers.isChecked(at: 0) && headers.isChecked(at: 1))
+        #expect(copy.count == 4 && copy.fields.map(\.name) == ["Connection", "A", "Content-Length", "B"])
+        headers.add("X-Request-Id", "r-1")
+        headers.removeFields { _, _ in false }
+        #expect(headers.fields.map(\.value) == ["1", "2", "r-1"])
+        headers.removeFields { _, _ in true }
+        #expect(headers.count == 0 && headers.fields.isEmpty)
+        headers.add("C", "3")
+        #expect(headers.fields == [HTTPField(name: "C", value: "3")])
+    }
+
     @Test func copiesAreIndependent() {
         let original: HTTPHeaders = ["A": "1"]
         var copy = original

@@ -108,7 +108,7 @@ struct APIProxy: Sendable {
             if let bodyError = upload?.failure { throw bodyError }
             throw Self.failure(error, context: context)
         }
-        return try await relay(response, head: request.method == .head, extraCookies: extraCookies, context: context)
+        return try await relay(consume response, head: request.method == .head, extraCookies: extraCookies, context: context)
     }
 
     // MARK: Tokens
@@ -186,38 +186,38 @@ struct APIProxy: Sendable {
     /// stream.
     static let smallBodyBytes = 64 * 1024
 
-    func relay(_ response: HTTPClientStreamingResponse, head: Bool, extraCookies: [String],
+    /// The upstream's answer as the browser's. Its fields are filtered in
+    /// their own buffer, which the consumed `response` leaves to this
+    /// function alone: no second buffer, no field copied.
+    func relay(_ response: consuming HTTPClientStreamingResponse, head: Bool, extraCookies: [String],
                context: RequestContext) async throws -> HTTPResponse {
-        let received = response.headers
-        let named = Self.connectionTokens(received, beyond: Self.responseHeadersDropped)
-        // Room for the fields the pipeline adds on the way out (X-Request-Id).
-        var headers = HTTPHeaders(capacity: received.count + extraCookies.count + 2,
-                                  byteCapacity: received.byteCount + extraCookies.reduce(0) { $0 + $1.utf8.count + 10 } + 64)
+        let (status, body) = (response.status, response.body)
+        var headers = response.headers
+        _ = consume response
+        let named = Self.connectionTokens(headers, beyond: Self.responseHeadersDropped)
         // The first Content-Length, read as the fields go by (it is not
         // relayed: the framing is redone). A list such as `5, 5`, which the
         // client accepts when its items agree, reads as none: it streams.
         var length: Int?
         var lengthSeen = false
-        for index in 0..<received.count {
-            if !lengthSeen, received.nameEquals(at: index, lowercase: "content-length") {
+        headers.removeFields { name, value in
+            if !lengthSeen, HTTPHeaders.equals(name, lowercase: "content-length") {
                 lengthSeen = true
-                length = received.decimalValue(at: index)
+                length = HTTPHeaders.decimal(value)
             }
-            if Self.isNamed(received, index, in: Self.responseHeadersDropped, or: named) { continue }
-            if received.nameEquals(at: index, lowercase: "set-cookie"), isGatewayCookie(received.value(at: index)) { continue }
-            headers.add(fieldAt: index, of: received)
+            if Self.isNamed(name, in: Self.responseHeadersDropped, or: named) { return true }
+            return HTTPHeaders.equals(name, lowercase: "set-cookie") && isGatewayCookie(String(decoding: value, as: UTF8.self))
         }
         for cookie in extraCookies { headers.add("Set-Cookie", cookie) }
-        let body = response.body
-        if let length, length <= Self.smallBodyBytes, !head, response.status.allowsBody {
+        if let length, length <= Self.smallBodyBytes, !head, status.allowsBody {
             do {
-                return HTTPResponse(status: response.status, headers: headers,
+                return HTTPResponse(status: status, headers: headers,
                                     bytes: try await body.collect(upTo: Self.smallBodyBytes))
             } catch {
                 throw Self.failure(error, context: context)
             }
         }
-        return HTTPResponse(status: response.status, headers: headers, body: .stream(length: length) { writer in
+        return HTTPResponse(status: status, headers: headers, body: .stream(length: length) { writer in
             for try await piece in body { try await writer.write(piece) }
         })
     }
@@ -253,7 +253,12 @@ struct APIProxy: Sendable {
     /// Whether field `index` of `headers` is one of `fixed` or `listed`,
     /// ignoring ASCII case.
     static func isNamed(_ headers: HTTPHeaders, _ index: Int, in fixed: FieldNameSet, or listed: [Substring]) -> Bool {
-        fixed.contains(fieldAt: index, of: headers) || listed.contains { headers.nameEquals(at: index, $0) }
+        headers.withField(at: index) { name, _ in isNamed(name, in: fixed, or: listed) }
+    }
+
+    /// Whether `name` is one of `fixed` or `listed`, ignoring ASCII case.
+    static func isNamed(_ name: UnsafeBufferPointer<UInt8>, in fixed: FieldNameSet, or listed: [Substring]) -> Bool {
+        fixed.contains(name) || listed.contains { listed in listed.withContiguousUTF8 { String.equalIgnoringASCIICase(name, $0) } }
     }
 
     /// Whether `path` starts with the route's `prefix` and is not under
