@@ -59,25 +59,34 @@ public struct Application: Sendable {
     }
 
     private func context(for request: HTTPRequest, _ match: consuming Router.Match) -> RequestContext {
-        let id = requestIDs.next()
+        let id = requestIDs.nextID()
         switch consume match {
         case .found(let pattern, let parameters, let options, let endpoint):
-            return RequestContext(requestID: id, logger: logger, peer: request.peer, routePattern: pattern,
+            return RequestContext(id: id, logger: logger, peer: request.peer, routePattern: pattern,
                                   parameters: parameters, routeOptions: options, endpoint: endpoint)
         case .methodNotAllowed(let allowed):
-            return RequestContext(requestID: id, logger: logger, peer: request.peer, routePattern: "unmatched",
+            return RequestContext(id: id, logger: logger, peer: request.peer, routePattern: "unmatched",
                                   parameters: [:], routeOptions: Self.unmatched,
                                   endpoint: .immediate { _, _ in throw GatewayError.methodNotAllowed(allowed) })
         case .notFound:
-            return RequestContext(requestID: id, logger: logger, peer: request.peer, routePattern: "unmatched",
+            return RequestContext(id: id, logger: logger, peer: request.peer, routePattern: "unmatched",
                                   parameters: [:], routeOptions: Self.unmatched, endpoint: RequestContext.notFound)
         }
     }
 
     /// Adds the request id, in place: passed on as a value, the response's
     /// header buffer was shared for a moment and the field's append copied
-    /// all of it.
+    /// all of it. From the id's bytes, marked checked: a token name, and
+    /// hex digits and a dash (or a test's text, checked here).
     private static func identify(_ response: inout HTTPResponse, _ context: RequestContext) {
-        response.headers.add("X-Request-Id", context.requestID)
+        let name: StaticString = "X-Request-Id"
+        context.id.withBytes { value in
+            let field = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+            if HTTPRequestParser.isFieldValue(UnsafeRawBufferPointer(value)) {
+                response.headers.add(checkedName: field, value: value)
+            } else {
+                response.headers.add(name: field, value: value)
+            }
+        }
     }
 }

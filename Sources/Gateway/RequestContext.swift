@@ -6,7 +6,9 @@ import System
 /// its id, a logger that carries the id, where it came from, and (once the
 /// router has matched) the route pattern and path parameters.
 public struct RequestContext: Sendable {
-    public let requestID: String
+    public let id: RequestID
+    /// `id`, written out.
+    public var requestID: String { id.description }
     private let baseLogger: Logger
     /// A logger whose lines carry the request id. Made when used, so a
     /// request that logs nothing pays nothing for it.
@@ -23,15 +25,21 @@ public struct RequestContext: Sendable {
 
     /// Every field at once: a context built field by field after its
     /// initialiser is copied once more on the way.
-    init(requestID: String, logger: Logger, peer: SocketAddress?, routePattern: String, parameters: [String: String],
+    init(id: RequestID, logger: Logger, peer: SocketAddress?, routePattern: String, parameters: [String: String],
          routeOptions: RouteOptions, endpoint: RouteEndpoint) {
-        self.requestID = requestID
+        self.id = id
         baseLogger = logger
         self.peer = peer
         self.routePattern = routePattern
         self.parameters = parameters
         self.routeOptions = routeOptions
         self.endpoint = endpoint
+    }
+
+    init(requestID: String, logger: Logger, peer: SocketAddress?, routePattern: String, parameters: [String: String],
+         routeOptions: RouteOptions, endpoint: RouteEndpoint) {
+        self.init(id: RequestID(requestID), logger: logger, peer: peer, routePattern: routePattern, parameters: parameters,
+                  routeOptions: routeOptions, endpoint: endpoint)
     }
 
     /// The endpoint of a request no route serves.

@@ -1,3 +1,4 @@
+import Core
 import Synchronization
 
 /// Request ids: a random per-process prefix and a counter, so ids are
@@ -7,27 +8,74 @@ public final class RequestIDGenerator: Sendable {
     private let prefix: [UInt8]
     private let counter = Atomic<UInt64>(0)
 
+    /// The most bytes an id takes: the prefix and 16 hex digits.
+    static let maxLength = 33
+
     public init() {
         var generator = SystemRandomNumberGenerator()
         let random = generator.next() as UInt64
         prefix = (0..<16).reversed().map { Self.hexDigit(random >> UInt64($0 * 4)) } + [UInt8(ascii: "-")]
     }
 
-    /// The prefix and the counter in hex, written straight into the string.
-    public func next() -> String {
-        let n = counter.add(1, ordering: .relaxed).newValue
-        let digits = max(1, (UInt64.bitWidth - n.leadingZeroBitCount + 3) / 4)
-        return String(unsafeUninitializedCapacity: prefix.count + digits) { buffer in
-            let start = buffer.initialize(fromContentsOf: prefix)
-            for index in 0..<digits {
-                buffer[start + index] = Self.hexDigit(n >> UInt64((digits - 1 - index) * 4))
-            }
-            return start + digits
+    /// The next id, written out.
+    public func next() -> String { nextID().description }
+
+    /// The next id, written out only when asked for: most are only ever
+    /// copied into a response's `X-Request-Id` field, which needs no
+    /// `String` (an allocation per request).
+    public func nextID() -> RequestID {
+        RequestID(.numbered(self, counter.add(1, ordering: .relaxed).newValue))
+    }
+
+    /// Writes the prefix and `number` in hex into `buffer` (room for
+    /// `maxLength` bytes); returns how many bytes it wrote.
+    func write(_ number: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        let digits = max(1, (UInt64.bitWidth - number.leadingZeroBitCount + 3) / 4)
+        let start = buffer.initialize(fromContentsOf: prefix)
+        for index in 0..<digits {
+            buffer[start + index] = Self.hexDigit(number >> UInt64((digits - 1 - index) * 4))
         }
+        return start + digits
     }
 
     private static func hexDigit(_ value: UInt64) -> UInt8 {
         let nibble = UInt8(truncatingIfNeeded: value & 0xF)
         return nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+    }
+}
+
+/// One request's id: a generator's number, or text given as such (tests).
+public struct RequestID: Sendable, CustomStringConvertible {
+    enum Value: Sendable {
+        case numbered(RequestIDGenerator, UInt64)
+        case text(String)
+    }
+
+    let value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    public init(_ text: String) { value = .text(text) }
+
+    public var description: String {
+        switch value {
+        case .numbered(let generator, let number):
+            String(unsafeUninitializedCapacity: RequestIDGenerator.maxLength) { generator.write(number, into: $0) }
+        case .text(let text):
+            text
+        }
+    }
+
+    /// Calls `body` with the id's bytes.
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        switch value {
+        case .numbered(let generator, let number):
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: RequestIDGenerator.maxLength) { buffer in
+                let count = generator.write(number, into: buffer)
+                return body(UnsafeBufferPointer(rebasing: buffer[..<count]))
+            }
+        case .text(let text):
+            text.withContiguousUTF8(body)
+        }
     }
 }

@@ -26,20 +26,8 @@ enum CookieHeader {
         return utf8[lower..<utf8.index(lower, offsetBy: found.count)]
     }
 
-    /// `value(named:in:)` as a `String` of its own, cut from the header's
-    /// bytes: the session cookie's value is read on every request, and a
-    /// view converted to a `String` cost index arithmetic and a copy of
-    /// the view first.
-    static func string(named name: String, in header: String) -> String? {
-        header.withContiguousUTF8 { bytes in
-            name.withContiguousUTF8 { name in
-                valueRange(named: name, in: bytes).map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
-            }
-        }
-    }
-
     /// Where the value of the first pair called `name` lies in `bytes`.
-    private static func valueRange(named name: UnsafeBufferPointer<UInt8>, in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+    static func valueRange(named name: UnsafeBufferPointer<UInt8>, in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         var start = 0
         while start < bytes.count {
             // `memchr` for the delimiters: the session cookie's value is a

@@ -45,8 +45,22 @@ public struct SessionManager: Sendable {
     /// session served lately is neither derived nor decrypted again (see
     /// `SessionMemo`).
     public func lookup(cookieHeader: String?) async throws(SessionError) -> SessionLookup<Session> {
-        guard let header = cookieHeader, let cookieValue = CookieHeader.string(named: configuration.cookieName, in: header)
-        else { return .noCookie }
+        try await lookup(cookieValue: cookieHeader.flatMap { header in header.withContiguousUTF8 { cookieValue(inHeader: $0) } })
+    }
+
+    /// The session cookie's value in a `Cookie` header's bytes, if it has
+    /// one, as a `String` of its own: cut from the bytes, where a view of
+    /// the header converted to a `String` cost index arithmetic and a copy.
+    public func cookieValue(inHeader bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        configuration.cookieName.withContiguousUTF8 { name in
+            CookieHeader.valueRange(named: name, in: bytes).map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+        }
+    }
+
+    /// `lookup(cookieHeader:)` given the session cookie's value, as
+    /// `cookieValue(inHeader:)` reads it.
+    public func lookup(cookieValue: String?) async throws(SessionError) -> SessionLookup<Session> {
+        guard let cookieValue else { return .noCookie }
         let now = clock.unixMilliseconds()
         var entry: SessionMemo.Entry
         let remembered = memo.entry(cookieValue: cookieValue, now: now)

@@ -56,7 +56,10 @@ struct CookieTests {
             "noequals; __Host-bff=\(value); __Host-bff=\(other)",
             "__Host-bff-flow=\(other); __Host-bff=\(value)",
         ]
-        for header in found { #expect(try await manager.load(cookieHeader: header) != nil, "\(header.count)") }
+        for header in found {
+            #expect(try await manager.load(cookieHeader: header) != nil, "\(header.count)")
+            #expect(header.withContiguousUTF8 { manager.cookieValue(inHeader: $0) } == value, "\(header.count)")
+        }
         let notFound = [
             "__Host-bff=\(other); __Host-bff=\(value)",  // first occurrence wins
             "__host-bff=\(value)",  // names are case-sensitive
@@ -64,7 +67,10 @@ struct CookieTests {
             "__Host-bff=\(value)x",
             "__Host-bff=\(value.dropLast())",
         ]
-        for header in notFound { #expect(try await manager.load(cookieHeader: header) == nil, "\(header.count)") }
+        for header in notFound {
+            #expect(try await manager.load(cookieHeader: header) == nil, "\(header.count)")
+            #expect(header.withContiguousUTF8 { manager.cookieValue(inHeader: $0) } != value, "\(header.count)")
+        }
     }
 
     @Test func theConfigurationReportsEveryProblemAtOnce() {
