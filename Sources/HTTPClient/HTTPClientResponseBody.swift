@@ -55,6 +55,20 @@ public struct HTTPClientResponseBody: AsyncSequence, Sendable {
         return bytes
     }
 
+    /// The body, taken at once without suspending, when it came whole with
+    /// its head, is unread and holds at most `limit` bytes; else nil and
+    /// the body is left as it was (read it with `collect` or as a
+    /// sequence). A small answer usually comes whole, and this spares its
+    /// reader the asynchronous reads.
+    public func takeWhole(upTo limit: Int) -> [UInt8]? {
+        guard reader.channel == nil else { return nil }
+        return reader.whole.withLock { state in
+            guard case .unread(let bytes) = state, bytes.count <= limit else { return nil }
+            state = .read
+            return bytes
+        }
+    }
+
     /// Aborts the transfer if it is still running; later reads fail with
     /// `.cancelled`.
     public func cancel() { reader.cancel() }

@@ -50,6 +50,30 @@ import Testing
         }
     }
 
+    /// A whole body within the limit is taken at once, once; one over the
+    /// limit is left to be read, and a streamed one is never whole.
+    @Test func aWholeBodyIsTakenAtOnceOnceAndOnlyWithinTheLimit() async throws {
+        let upstream = try RawUpstream([
+            .answer("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"),
+            .answer("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nworld"),
+            .answer("HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello", then: .stall),
+        ])
+        try await withClient(loops: 1, configuration: quick) { client, _ in
+            let first = try await client.stream(HTTPClientRequest(url: upstream.url("/")), body: nil)
+            #expect(first.body.takeWhole(upTo: 5) == Array("hello".utf8))
+            #expect(first.body.takeWhole(upTo: 5) == nil)
+            #expect(try await first.body.collect(upTo: 10) == [], "taken, as a read would have")
+
+            let second = try await client.stream(HTTPClientRequest(url: upstream.url("/")), body: nil)
+            #expect(second.body.takeWhole(upTo: 4) == nil)
+            await #expect(throws: HTTPClientError.responseTooLarge) { try await second.body.collect(upTo: 4) }
+
+            let streamed = try await client.stream(HTTPClientRequest(url: upstream.url("/")), body: nil)
+            #expect(streamed.body.takeWhole(upTo: 100) == nil)
+            streamed.body.cancel()
+        }
+    }
+
     @Test func aCancelledWholeBodyFailsItsReads() async throws {
         let upstream = try RawUpstream([.answer("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc"),
                                         .answer("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nxyz")])

@@ -210,6 +210,9 @@ struct APIProxy: Sendable {
         }
         for cookie in extraCookies { headers.add("Set-Cookie", cookie) }
         if let length, length <= Self.smallBodyBytes, !head, status.allowsBody {
+            if let whole = body.takeWhole(upTo: Self.smallBodyBytes) {
+                return HTTPResponse(status: status, headers: headers, bytes: whole)
+            }
             do {
                 return HTTPResponse(status: status, headers: headers,
                                     bytes: try await body.collect(upTo: Self.smallBodyBytes))
