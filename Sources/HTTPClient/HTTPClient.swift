@@ -156,7 +156,8 @@ public final class HTTPClient: Sendable {
 
     /// The calling thread's own loop's pool when it is one of ours, else the next.
     private func pickPool() -> UpstreamPool {
-        for pool in pools where pool.loop.inLoop { return pool }
+        // By index: a `for` over the pools retained each one it passed.
+        for index in pools.indices where pools[index].loop.inLoop { return pools[index] }
         return pools[cursor.add(1, ordering: .relaxed).oldValue % pools.count]
     }
 
