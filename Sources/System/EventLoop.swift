@@ -78,6 +78,10 @@ public final class EventLoop: @unchecked Sendable {
 
     /// See `waitForEvents`.
     static let pollsBeforeSleeping = 2
+    /// A wait that brings this many events or more makes the loop busy.
+    static let busyBatch: Int32 = 6
+    /// Whether the loop polls before it sleeps (loop thread only).
+    @exclusivity(unchecked) private var busy = false
     /// Polls made after yielding, over the loop's life (loop thread only).
     @exclusivity(unchecked) private(set) var yieldedPolls = 0
 
@@ -213,17 +217,21 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Waits for events. Before sleeping, it yields its core and polls
-    /// again, up to `pollsBeforeSleeping` times: under load, the peer on
-    /// the other end (a load generator, a proxy, an upstream sharing the
-    /// cores) often has the next request ready by then, and the loop skips
-    /// a sleep and the wake-up after it (the scheduler on both sides, an
-    /// inter-processor interrupt, on a virtual machine an exit). Idle, it
-    /// costs four system calls per wake-up. Docs/benchmarks.md has what it
-    /// changed and when.
+    /// Waits for events. A busy loop, before sleeping, yields its core and
+    /// polls again, up to `pollsBeforeSleeping` times: saturated, the peer
+    /// on the other end (a load generator, a proxy, an upstream sharing
+    /// the cores) often has the next request ready by then, and the loop
+    /// skips a sleep and the wake-up after it (the scheduler on both
+    /// sides, an inter-processor interrupt, on a virtual machine an exit).
+    /// Only busy: under a moderate load a yield hands the core to another
+    /// runnable thread for its whole time slice while requests wait, which
+    /// stretched the latency tail. The loop is busy from a wait that
+    /// brought `busyBatch` events or more, for as long as its polls find
+    /// more; a wait that sleeps decides again. Docs/benchmarks.md has what
+    /// it changed and when.
     private func waitForEvents() -> Int32 {
         let timeout = waitTimeout()
-        if timeout != 0 {
+        if timeout != 0, busy {
             for _ in 0..<Self.pollsBeforeSleeping {
                 sched_yield()
                 yieldedPolls &+= 1
@@ -231,7 +239,9 @@ public final class EventLoop: @unchecked Sendable {
                 if count != 0 { return count }
             }
         }
-        return poll(timeout: timeout)
+        let count = poll(timeout: timeout)
+        busy = count >= Self.busyBatch
+        return count
     }
 
     private func poll(timeout: Int32) -> Int32 {

@@ -17,16 +17,58 @@ struct EventLoopTests {
         #expect(used < 30_000_000, "idle loop used \(used / 1_000_000) ms of CPU")
     }
 
-    @Test func aLoopPollsBeforeItSleeps() async throws {
+    /// Polls before sleeping only after a wake-up that found the loop
+    /// busy: one piece of work at a time never makes it poll; many
+    /// descriptors ready at once do.
+    @Test func aLoopPollsBeforeItSleepsOnlyWhenBusy() async throws {
         let group = try EventLoopGroup(loops: 1)
         defer { group.shutdown() }
         let loop = group.loops[0]
-        let before = await loop.submit { loop.yieldedPolls }
-        // Idle long enough to have gone to sleep at least once, which
-        // takes the polls first.
-        try await Task.sleep(for: .milliseconds(50))
-        let after = await loop.submit { loop.yieldedPolls }
-        #expect(after - before >= EventLoop.pollsBeforeSleeping)
+        let counters = (0..<8).map { _ in Counter() }
+        _ = await loop.submit { counters.map { try? loop.register($0.fd, for: [.readable], handler: $0) } }
+
+        let quiet = await loop.submit { loop.yieldedPolls }
+        for _ in 0..<5 {
+            _ = await loop.submit { 0 }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(await loop.submit { loop.yieldedPolls } == quiet, "work one piece at a time")
+
+        // All eight ready while the loop is held up: its next wait brings them together.
+        let held = await loop.submit { loop.yieldedPolls }
+        loop.execute { usleep(30_000) }
+        for counter in counters { counter.signal() }
+        try await Task.sleep(for: .milliseconds(80))
+        #expect(counters.allSatisfy { $0.drained.load(ordering: .relaxed) == 1 })
+        #expect(await loop.submit { loop.yieldedPolls } - held >= EventLoop.pollsBeforeSleeping)
+    }
+
+    /// A pipe whose readable end the loop drains.
+    private final class Counter: EventLoopHandler, Sendable {
+        let fd: Int32
+        let writer: Int32
+        let drained = Atomic<Int>(0)
+
+        init() {
+            var ends: [Int32] = [0, 0]
+            _ = pipe(&ends)
+            (fd, writer) = (ends[0], ends[1])
+        }
+
+        deinit {
+            close(writer)
+            close(fd)
+        }
+
+        func signal() {
+            var one: UInt8 = 1
+            _ = write(writer, &one, 1)
+        }
+
+        func handleEvents(_ events: EpollEvents) {
+            var byte: UInt8 = 0
+            if read(fd, &byte, 1) == 1 { drained.add(1, ordering: .relaxed) }
+        }
     }
 
     @Test func aTimerFiresWhenDue() async throws {
