@@ -52,10 +52,4 @@ public struct FieldNameSet: Sendable {
             return false
         }
     }
-
-    /// Whether field `index` of `headers` has one of the names.
-    @inlinable
-    public func contains(fieldAt index: Int, of headers: HTTPHeaders) -> Bool {
-        headers.withField(at: index) { name, _ in contains(name) }
-    }
 }

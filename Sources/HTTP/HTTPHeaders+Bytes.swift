@@ -86,12 +86,6 @@ extension HTTPHeaders {
         (0..<count).first { nameEquals(at: $0, name) }
     }
 
-    /// Field `index`'s value as a plain decimal (see `decimal`), or nil.
-    @inlinable
-    public func decimalValue(at index: Int) -> Int? {
-        withField(at: index) { _, value in Self.decimal(value) }
-    }
-
     /// `bytes` as a plain decimal: digits only (no sign, no blanks), at most
     /// 18 of them so that it cannot overflow; nil for anything else. How a
     /// `Content-Length` value is read.
