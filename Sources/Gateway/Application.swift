@@ -76,13 +76,13 @@ public struct Application: Sendable {
 
     /// Adds the request id, in place: passed on as a value, the response's
     /// header buffer was shared for a moment and the field's append copied
-    /// all of it. From the id's bytes, marked checked: a token name, and
-    /// hex digits and a dash (or a test's text, checked here).
+    /// all of it. From the id's bytes, marked checked when clean: a token
+    /// name, and hex digits and a dash (a test's text is checked).
     private static func identify(_ response: inout HTTPResponse, _ context: RequestContext) {
         let name: StaticString = "X-Request-Id"
-        context.id.withBytes { value in
+        context.id.withBytes { value, clean in
             let field = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-            if HTTPRequestParser.isFieldValue(UnsafeRawBufferPointer(value)) {
+            if clean {
                 response.headers.add(checkedName: field, value: value)
             } else {
                 response.headers.add(name: field, value: value)

@@ -1,4 +1,5 @@
 import Core
+import HTTP
 import Synchronization
 
 /// Request ids: a random per-process prefix and a counter, so ids are
@@ -66,16 +67,18 @@ public struct RequestID: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Calls `body` with the id's bytes.
-    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    /// Calls `body` with the id's bytes and whether they are a clean field
+    /// value: a number's hex digits and dash are, as written; a text is
+    /// checked.
+    func withBytes<R>(_ body: (_ bytes: UnsafeBufferPointer<UInt8>, _ clean: Bool) -> R) -> R {
         switch value {
         case .numbered(let generator, let number):
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: RequestIDGenerator.maxLength) { buffer in
                 let count = generator.write(number, into: buffer)
-                return body(UnsafeBufferPointer(rebasing: buffer[..<count]))
+                return body(UnsafeBufferPointer(rebasing: buffer[..<count]), true)
             }
         case .text(let text):
-            text.withContiguousUTF8(body)
+            text.withContiguousUTF8 { body($0, HTTPRequestParser.isFieldValue(UnsafeRawBufferPointer($0))) }
         }
     }
 }
