@@ -5,7 +5,7 @@ import Observability
 /// middleware chain around the endpoint.
 public struct Application: Sendable {
     private let router: Router
-    private let pipeline: Next
+    private let pipeline: Pipeline
     private let logger: Logger
     private let requestIDs: RequestIDGenerator
 
@@ -13,7 +13,7 @@ public struct Application: Sendable {
         self.router = router
         self.logger = logger
         self.requestIDs = requestIDs
-        pipeline = Next(middlewares)
+        pipeline = Pipeline(middlewares)
     }
 
     /// A request no route serves does nothing, so it reads no body and
@@ -23,17 +23,25 @@ public struct Application: Sendable {
     /// Every route registered, for checks against the OpenAPI document.
     public var routes: [(method: HTTPMethod, pattern: String)] { router.registered }
 
-    /// Answers one request; never throws.
+    /// Answers one request; never throws. The endpoint is the one call
+    /// awaited here (see `Middleware`).
     public func respond(_ request: HTTPRequest) async -> HTTPResponse {
         let context = context(for: request, router.match(request.method, path: request.path))
-        var response: HTTPResponse
-        do {
-            response = try await pipeline(request, context)
-        } catch {
-            response = GatewayError.internalError.response
+        let (prepared, refusal) = pipeline.prepare(request, context)
+        var outcome: Result<HTTPResponse, any Error>
+        if let refusal {
+            outcome = .failure(refusal)
+        } else {
+            do {
+                switch context.endpoint {
+                case .suspending(let responder): outcome = .success(try await responder(request, context))
+                case .immediate(let responder): outcome = .success(try responder(request, context))
+                }
+            } catch {
+                outcome = .failure(error)
+            }
         }
-        Self.identify(&response, context)
-        return response
+        return finish(request, context, prepared: prepared, outcome: &outcome)
     }
 
     /// Answers at once, without suspending, when the route's endpoint is
@@ -42,11 +50,27 @@ public struct Application: Sendable {
         let match = router.match(request.method, path: request.path)
         guard case .found(_, _, _, .immediate) = match else { return nil }
         let context = context(for: request, match)
+        let (prepared, refusal) = pipeline.prepare(request, context)
+        var outcome: Result<HTTPResponse, any Error>
+        if let refusal {
+            outcome = .failure(refusal)
+        } else if case .immediate(let responder) = context.endpoint {
+            outcome = Result { try responder(request, context) }
+        } else {
+            outcome = .failure(GatewayError.internalError)
+        }
+        return finish(request, context, prepared: prepared, outcome: &outcome)
+    }
+
+    /// The stages' `finish`, then the request id; an error no stage
+    /// rendered becomes a bare 500.
+    private func finish(_ request: HTTPRequest, _ context: RequestContext, prepared: Int,
+                        outcome: inout Result<HTTPResponse, any Error>) -> HTTPResponse {
+        pipeline.finish(request, context, prepared: prepared, outcome: &outcome)
         var response: HTTPResponse
-        do {
-            response = try pipeline.immediately(request, context)
-        } catch {
-            response = GatewayError.internalError.response
+        switch outcome {
+        case .success(let answer): response = answer
+        case .failure: response = GatewayError.internalError.response
         }
         Self.identify(&response, context)
         return response

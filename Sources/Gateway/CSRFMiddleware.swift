@@ -14,17 +14,7 @@ public struct CSRFMiddleware: Middleware {
         self.publicOrigin = publicOrigin
     }
 
-    public func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        try check(request, context)
-        return try await next(request, context)
-    }
-
-    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: Next) throws -> HTTPResponse {
-        try check(request, context)
-        return try next.immediately(request, context)
-    }
-
-    private func check(_ request: HTTPRequest, _ context: RequestContext) throws(GatewayError) {
+    public func prepare(_ request: HTTPRequest, context: RequestContext) throws {
         if context.routeOptions.csrf, let reason = refusal(request.headers) {
             context.logger.info("csrf.refused", ["route": .string(context.routePattern), "reason": .string(reason)])
             throw GatewayError(.forbidden, "csrf_failed", "The request did not come from this site's front end.")

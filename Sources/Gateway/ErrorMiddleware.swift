@@ -6,19 +6,9 @@ import HTTP
 public struct ErrorMiddleware: Middleware {
     public init() {}
 
-    public func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        do {
-            return try await next(request, context)
-        } catch {
-            return Self.response(for: error, context: context)
-        }
-    }
-
-    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: Next) throws -> HTTPResponse {
-        do {
-            return try next.immediately(request, context)
-        } catch {
-            return Self.response(for: error, context: context)
+    public func finish(_ request: HTTPRequest, context: RequestContext, outcome: inout Result<HTTPResponse, any Error>) {
+        if case .failure(let error) = outcome {
+            outcome = .success(Self.response(for: error, context: context))
         }
     }
 

@@ -19,26 +19,19 @@ public struct ObservationMiddleware: Middleware {
         self.accessLog = accessLog
     }
 
-    public func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        let start = MonotonicClock.now()
+    public func prepare(_ request: HTTPRequest, context: RequestContext) throws {
         inFlight.increment()
-        defer { inFlight.decrement() }
-        let response = try await next(request, context)
-        observe(request, context, response, since: start)
-        return response
     }
 
-    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: Next) throws -> HTTPResponse {
-        let start = MonotonicClock.now()
-        inFlight.increment()
-        defer { inFlight.decrement() }
-        let response = try next.immediately(request, context)
-        observe(request, context, response, since: start)
-        return response
+    /// Counts a response (an error no inner stage rendered is counted by
+    /// no one: `Application` answers it with a bare 500).
+    public func finish(_ request: HTTPRequest, context: RequestContext, outcome: inout Result<HTTPResponse, any Error>) {
+        inFlight.decrement()
+        if case .success(let response) = outcome { observe(request, context, response) }
     }
 
-    private func observe(_ request: HTTPRequest, _ context: RequestContext, _ response: HTTPResponse, since start: UInt64) {
-        let seconds = Double(MonotonicClock.now() &- start) / 1e9
+    private func observe(_ request: HTTPRequest, _ context: RequestContext, _ response: HTTPResponse) {
+        let seconds = Double(MonotonicClock.now() &- context.received) / 1e9
         let status = response.status.code
         observations.record(route: context.routePattern, method: Self.methodIndex(request.method), status: status,
                             seconds: seconds)

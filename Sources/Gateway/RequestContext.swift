@@ -20,13 +20,15 @@ public struct RequestContext: Sendable {
     public var parameters: [String: String]
     /// The matched route's options (body limit, …).
     public var routeOptions: RouteOptions
-    /// The endpoint the router chose; the innermost stage calls it.
+    /// The endpoint the router chose; `Application` calls it after the stages' `prepare`.
     var endpoint: RouteEndpoint
+    /// When the application took the request up (`MonotonicClock`, ns).
+    public let received: UInt64
 
     /// Every field at once: a context built field by field after its
     /// initialiser is copied once more on the way.
     init(id: RequestID, logger: Logger, peer: SocketAddress?, routePattern: String, parameters: [String: String],
-         routeOptions: RouteOptions, endpoint: RouteEndpoint) {
+         routeOptions: RouteOptions, endpoint: RouteEndpoint, received: UInt64 = MonotonicClock.now()) {
         self.id = id
         baseLogger = logger
         self.peer = peer
@@ -34,6 +36,7 @@ public struct RequestContext: Sendable {
         self.parameters = parameters
         self.routeOptions = routeOptions
         self.endpoint = endpoint
+        self.received = received
     }
 
     init(requestID: String, logger: Logger, peer: SocketAddress?, routePattern: String, parameters: [String: String],
@@ -46,16 +49,29 @@ public struct RequestContext: Sendable {
     static let notFound = RouteEndpoint.immediate { _, _ in throw GatewayError.notFound }
 }
 
-/// A stage of request handling, like Hummingbird's: look at the request,
-/// call `next` (or not), look at the response. `handleImmediately` is the
-/// same stage around an endpoint that answers without suspending; it has
-/// no default, since one that skipped the stage's work would silently drop
-/// it (a CSRF check, say) for such routes.
+/// A stage around every endpoint: `prepare` looks at the request before
+/// the endpoint runs and may refuse it by throwing; `finish` looks at the
+/// outcome afterwards and may replace it. `Application` runs the stages'
+/// `prepare` outermost first, then the endpoint, then `finish` innermost
+/// first; a stage whose `prepare` threw skips the stages inside it and the
+/// endpoint, and only the stages whose `prepare` returned get a `finish`,
+/// with the error as their outcome.
+///
+/// Synchronous hooks rather than a `next` each stage awaits: every async
+/// frame costs an executor switch (a lookup of the task's executor
+/// preference under a lock) when the call it awaits returns, and a chain
+/// of three stages cost a proxied request three of them. With hooks the
+/// endpoint is the one call `Application` awaits, and an endpoint that
+/// answers without suspending (`/healthz`) runs through the same stages
+/// on the loop thread, with no second path for each stage to keep in step.
 public protocol Middleware: Sendable {
-    func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse
-    /// The same stage around an immediate endpoint, without suspending:
-    /// `next.immediately` continues the chain.
-    func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: Next) throws -> HTTPResponse
+    func prepare(_ request: HTTPRequest, context: RequestContext) throws
+    func finish(_ request: HTTPRequest, context: RequestContext, outcome: inout Result<HTTPResponse, any Error>)
+}
+
+extension Middleware {
+    public func prepare(_ request: HTTPRequest, context: RequestContext) throws {}
+    public func finish(_ request: HTTPRequest, context: RequestContext, outcome: inout Result<HTTPResponse, any Error>) {}
 }
 
 /// An endpoint: answers a request the router matched.
@@ -72,55 +88,40 @@ public enum RouteEndpoint: Sendable {
     case immediate(ImmediateResponder)
 }
 
-/// What a middleware calls to continue down the chain: the next middleware,
-/// or after the last one the route's endpoint (`context.endpoint`), once
-/// the request's declared body length is within the route's limit.
-///
-/// A value, not a closure per middleware: a closure is one more async frame
-/// per stage, and every async frame costs an executor switch (a lookup of
-/// the task's executor preference under a lock) each time it resumes. This
-/// call is inlined into the middleware that makes it.
-public struct Next: Sendable {
-    private let middlewares: [any Middleware]
-    private let index: Int
+/// The stages around every endpoint, the first outermost (see `Middleware`).
+struct Pipeline: Sendable {
+    private let stages: [any Middleware]
 
-    /// The whole chain: `middlewares` around the endpoint, the first outermost.
-    init(_ middlewares: [any Middleware]) {
-        self.init(middlewares, index: 0)
+    init(_ stages: [any Middleware]) {
+        self.stages = stages
     }
 
-    private init(_ middlewares: [any Middleware], index: Int) {
-        self.middlewares = middlewares
-        self.index = index
-    }
-
+    /// Runs every stage's `prepare` and checks the declared body length
+    /// against the route's limit: how many stages prepared, and the error
+    /// that stopped the request before its endpoint, if one did.
     @inline(__always)
-    public func callAsFunction(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        guard index < middlewares.count else {
-            try Self.checkBodyLimit(request, context)
-            switch context.endpoint {
-            case .suspending(let responder): return try await responder(request, context)
-            case .immediate(let responder): return try responder(request, context)
+    func prepare(_ request: HTTPRequest, _ context: RequestContext) -> (prepared: Int, refusal: (any Error)?) {
+        for index in stages.indices {
+            do {
+                try stages[index].prepare(request, context: context)
+            } catch {
+                return (index, error)
             }
         }
-        return try await middlewares[index].handle(request, context: context, next: Next(middlewares, index: index + 1))
-    }
-
-    /// The chain around an immediate endpoint, without suspending.
-    @inline(__always)
-    public func immediately(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
-        guard index < middlewares.count else {
-            try Self.checkBodyLimit(request, context)
-            // `Application` takes this path only for an immediate endpoint.
-            guard case .immediate(let responder) = context.endpoint else { throw GatewayError.internalError }
-            return try responder(request, context)
-        }
-        return try middlewares[index].handleImmediately(request, context: context, next: Next(middlewares, index: index + 1))
-    }
-
-    private static func checkBodyLimit(_ request: HTTPRequest, _ context: RequestContext) throws(GatewayError) {
         if let length = request.body.declaredLength, length > context.routeOptions.maxBodyBytes {
-            throw GatewayError.payloadTooLarge
+            return (stages.count, GatewayError.payloadTooLarge)
+        }
+        return (stages.count, nil)
+    }
+
+    /// Runs `finish` of the first `prepared` stages, innermost first.
+    @inline(__always)
+    func finish(_ request: HTTPRequest, _ context: RequestContext, prepared: Int,
+                outcome: inout Result<HTTPResponse, any Error>) {
+        var index = prepared
+        while index > 0 {
+            index -= 1
+            stages[index].finish(request, context: context, outcome: &outcome)
         }
     }
 }
