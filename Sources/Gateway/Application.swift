@@ -19,12 +19,14 @@ public struct Application: Sendable {
     /// A request no route serves does nothing, so it reads no body and
     /// needs no CSRF check: it gets its 404 or 405 as such.
     static let unmatched = RouteOptions(maxBodyBytes: .max, csrf: false)
+    static let unmatchedLabel = RouteLabel.number("unmatched")
 
     /// Every route registered, for checks against the OpenAPI document.
     public var routes: [(method: HTTPMethod, pattern: String)] { router.registered }
 
     /// Answers one request; never throws. The endpoint is the one call
     /// awaited here (see `Middleware`).
+    @inline(__always)
     public func respond(_ request: HTTPRequest) async -> HTTPResponse {
         let context = context(for: request, router.match(request.method, path: request.path))
         let (prepared, refusal) = pipeline.prepare(request, context)
@@ -48,7 +50,7 @@ public struct Application: Sendable {
     /// immediate; nil otherwise (the request then goes to `respond`).
     public func respondImmediately(_ request: HTTPRequest) -> HTTPResponse? {
         let match = router.match(request.method, path: request.path)
-        guard case .found(_, _, _, .immediate) = match else { return nil }
+        guard case .found(_, _, _, _, .immediate) = match else { return nil }
         let context = context(for: request, match)
         let (prepared, refusal) = pipeline.prepare(request, context)
         var outcome: Result<HTTPResponse, any Error>
@@ -85,16 +87,17 @@ public struct Application: Sendable {
     private func context(for request: HTTPRequest, _ match: consuming Router.Match) -> RequestContext {
         let id = requestIDs.nextID()
         switch consume match {
-        case .found(let pattern, let parameters, let options, let endpoint):
-            return RequestContext(id: id, logger: logger, peer: request.peer, routePattern: pattern,
+        case .found(let pattern, let label, let parameters, let options, let endpoint):
+            return RequestContext(id: id, logger: logger, peer: request.peer, routePattern: pattern, routeLabel: label,
                                   parameters: parameters, routeOptions: options, endpoint: endpoint)
         case .methodNotAllowed(let allowed):
             return RequestContext(id: id, logger: logger, peer: request.peer, routePattern: "unmatched",
-                                  parameters: [:], routeOptions: Self.unmatched,
+                                  routeLabel: Self.unmatchedLabel, parameters: [:], routeOptions: Self.unmatched,
                                   endpoint: .immediate { _, _ in throw GatewayError.methodNotAllowed(allowed) })
         case .notFound:
             return RequestContext(id: id, logger: logger, peer: request.peer, routePattern: "unmatched",
-                                  parameters: [:], routeOptions: Self.unmatched, endpoint: RequestContext.notFound)
+                                  routeLabel: Self.unmatchedLabel, parameters: [:], routeOptions: Self.unmatched,
+                                  endpoint: RequestContext.notFound)
         }
     }
 

@@ -33,7 +33,7 @@ public struct ObservationMiddleware: Middleware {
     private func observe(_ request: HTTPRequest, _ context: RequestContext, _ response: HTTPResponse) {
         let seconds = Double(MonotonicClock.now() &- context.received) / 1e9
         let status = response.status.code
-        observations.record(route: context.routePattern, method: Self.methodIndex(request.method), status: status,
+        observations.record(route: context.routeLabel, method: Self.methodIndex(request.method), status: status,
                             seconds: seconds)
         if accessLog {
             context.logger.info("http.access", [

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Core
 import HTTP
+import Observability
 
 /// Options one route carries into the middleware chain.
 public struct RouteOptions: Sendable {
@@ -30,6 +31,8 @@ public struct Router: Sendable {
         /// visits it once rather than once per method.
         let methods: [HTTPMethod]
         let pattern: String
+        /// The pattern's `RouteLabel` number, for metrics.
+        let label: Int
         let segments: [Segment]
         let prefix: Bool
         let options: RouteOptions
@@ -42,6 +45,7 @@ public struct Router: Sendable {
             self.order = order
             self.methods = methods
             self.pattern = pattern
+            label = RouteLabel.number(pattern)
             self.segments = segments
             self.prefix = prefix
             self.options = options
@@ -57,7 +61,7 @@ public struct Router: Sendable {
 
     /// The outcome of matching a request.
     public enum Match: Sendable {
-        case found(pattern: String, parameters: [String: String], options: RouteOptions, endpoint: RouteEndpoint)
+        case found(pattern: String, label: Int, parameters: [String: String], options: RouteOptions, endpoint: RouteEndpoint)
         case methodNotAllowed([HTTPMethod])
         case notFound
     }
@@ -175,7 +179,8 @@ public struct Router: Sendable {
         if table.literalLengths & Self.lengthBit(path.utf8.count) != 0, let exact = table.literal[path],
            let route = exact.first(where: { $0.methods.contains(method) })
                ?? (method == .head ? exact.first { $0.methods.contains(.get) } : nil) {
-            return .found(pattern: route.pattern, parameters: [:], options: route.options, endpoint: route.endpoint)
+            return .found(pattern: route.pattern, label: route.label, parameters: [:], options: route.options,
+                          endpoint: route.endpoint)
         }
         // The segments as byte ranges of the path, on the stack: an array
         // of substrings was a fifth of the router's cost per request.
@@ -211,8 +216,8 @@ public struct Router: Sendable {
             }
         }
         if let best {
-            return .found(pattern: best.route.pattern, parameters: best.parameters, options: best.route.options,
-                          endpoint: best.route.endpoint)
+            return .found(pattern: best.route.pattern, label: best.route.label, parameters: best.parameters,
+                          options: best.route.options, endpoint: best.route.endpoint)
         }
         // No route for this method: which methods the path has, if any.
         var allowed: [HTTPMethod] = []

@@ -7,11 +7,17 @@ extension SessionManager {
     /// timeout, or nil; a tampered record is logged. A store that is down
     /// is `503 store_unavailable`.
     func live(_ request: HTTPRequest, _ context: RequestContext) async throws -> Session? {
-        let lookup: SessionLookup<Session>
-        do {
-            lookup = try await self.lookup(cookieValue: sessionCookieValue(request))
-        } catch {
-            throw SignInContext.gatewayError(error, context: context)
+        let cookieValue = sessionCookieValue(request)
+        var lookup: SessionLookup<Session>
+        // From memory when it can be (no async call entered), else the store.
+        if let cookieValue, let remembered = lookupAtOnce(cookieValue: cookieValue) {
+            lookup = remembered
+        } else {
+            do {
+                lookup = try await self.lookup(cookieValue: cookieValue)
+            } catch {
+                throw SignInContext.gatewayError(error, context: context)
+            }
         }
         if case .tampered = lookup { context.logger.warning("session.tampered") }
         return lookup.value

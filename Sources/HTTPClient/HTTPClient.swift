@@ -110,6 +110,7 @@ public final class HTTPClient: Sendable {
     }
 
     /// `stream` over the client's own connections.
+    @inline(__always)
     private func streamOwn(_ request: HTTPClientRequest, target: PlainHTTPTarget,
                            body: HTTPClientRequestBody?) async throws(HTTPClientError) -> HTTPClientStreamingResponse {
         let pool = pickPool()

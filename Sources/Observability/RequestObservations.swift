@@ -2,7 +2,8 @@ import Synchronization
 
 /// Requests counted by route, method and status, and timed by route: the
 /// two families a server updates on every request, stored together per
-/// route. Recording one request is one lookup of its route under one lock;
+/// route. Recording one request is one array slot (the route's
+/// `RouteLabel` number) under one lock;
 /// a ``Counter`` and a ``Histogram`` beside each other would cost two label
 /// arrays, two lookups by them and two locks.
 ///
@@ -17,14 +18,17 @@ public final class RequestObservations: Sendable {
     public static let methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "other"]
 
     let buckets: [Double]
-    private let routes = Mutex<[String: Route]>([:])
+    /// Indexed by route number (`RouteLabel`).
+    private let routes = Mutex<[Route?]>([])
 
     struct Route {
-        var counts: [Key: UInt64] = [:]
+        /// Counts by status and method: a route sees a handful of pairs,
+        /// found by a scan rather than a hash.
+        var counts: [(key: Key, count: UInt64)] = []
         var durations: Histogram.Series
     }
 
-    struct Key: Hashable {
+    struct Key: Equatable {
         let status: Int
         let method: Int
     }
@@ -33,20 +37,32 @@ public final class RequestObservations: Sendable {
         self.buckets = buckets
     }
 
-    /// Counts one request answered with `status` and records how long it
-    /// took. `method` indexes ``methods``; out of range counts as `other`.
-    public func record(route: String, method: Int, status: Int, seconds: Double) {
+    /// Counts one request to route `route` (a `RouteLabel` number)
+    /// answered with `status` and records how long it took. `method`
+    /// indexes ``methods``; out of range counts as `other`.
+    public func record(route: Int, method: Int, status: Int, seconds: Double) {
         let key = Key(status: status, method: Self.slot(method))
         let slot = seconds.isNaN ? nil : Histogram.bucketIndex(for: seconds, in: buckets)
         let bucketCount = buckets.count
         routes.withLock { routes in
-            routes[route, default: Route(durations: Histogram.Series(bucketCount: bucketCount))].record(key, slot, seconds)
+            if route >= routes.count { routes += Array(repeating: nil, count: route + 1 - routes.count) }
+            if routes[route] == nil { routes[route] = Route(durations: Histogram.Series(bucketCount: bucketCount)) }
+            routes[route]!.record(key, slot, seconds)
         }
+    }
+
+    /// ``record(route:method:status:seconds:)`` by the route's label.
+    public func record(route: String, method: Int, status: Int, seconds: Double) {
+        record(route: RouteLabel.number(route), method: method, status: status, seconds: seconds)
     }
 
     /// How many requests one route, method and status has seen.
     public func count(route: String, method: Int, status: Int) -> UInt64 {
-        routes.withLock { $0[route]?.counts[Key(status: status, method: Self.slot(method))] ?? 0 }
+        let (number, key) = (RouteLabel.number(route), Key(status: status, method: Self.slot(method)))
+        return routes.withLock { routes in
+            guard number < routes.count, let entry = routes[number] else { return 0 }
+            return entry.counts.first { $0.key == key }?.count ?? 0
+        }
     }
 
     /// `method` when it indexes `methods`, else the index of `other`.
@@ -54,14 +70,19 @@ public final class RequestObservations: Sendable {
         methods.indices.contains(method) ? method : methods.count - 1
     }
 
+    /// Every route seen, with its label.
+    private func labelled() -> [(label: String, route: Route)] {
+        let all = routes.withLock { $0 }
+        return all.indices.compactMap { number in all[number].map { (RouteLabel.label(number), $0) } }
+    }
+
     /// The request counts as a counter's series: label values (route,
     /// method, status) and value, sorted.
     func countSamples() -> [(labelValues: [String], value: Double)] {
-        let all = routes.withLock { $0 }
         var samples: [(labelValues: [String], value: Double)] = []
-        for (route, entry) in all {
+        for (label, entry) in labelled() {
             for (key, count) in entry.counts {
-                samples.append(([route, Self.methods[key.method], String(key.status)], Double(count)))
+                samples.append(([label, Self.methods[key.method], String(key.status)], Double(count)))
             }
         }
         return samples.sorted { $0.labelValues.lexicographicallyPrecedes($1.labelValues) }
@@ -69,16 +90,44 @@ public final class RequestObservations: Sendable {
 
     /// The durations as a histogram's series by route, sorted.
     func durationSeries() -> [(labelValues: [String], value: Histogram.Series)] {
-        routes.withLock { $0 }.filter { $0.value.durations.count > 0 }
-            .map { ([$0.key], $0.value.durations) }
+        labelled().filter { $0.route.durations.count > 0 }
+            .map { ([$0.label], $0.route.durations) }
             .sorted { $0.labelValues.lexicographicallyPrecedes($1.labelValues) }
     }
 }
 
 extension RequestObservations.Route {
     mutating func record(_ key: RequestObservations.Key, _ slot: Int?, _ seconds: Double) {
-        counts[key, default: 0] += 1
+        if let index = counts.firstIndex(where: { $0.key == key }) {
+            counts[index].count += 1
+        } else {
+            counts.append((key, 1))
+        }
         if let slot { durations.record(slot: slot, value: seconds) }
+    }
+}
+
+/// Route labels numbered process-wide: a route is given its label's number
+/// once, when it is registered, and a request carries that number to its
+/// metrics, so recording one indexes an array instead of hashing the
+/// label. The same label always gets the same number, so two routers'
+/// routes of one pattern count as one series.
+public enum RouteLabel {
+    private static let table = Mutex<(numbers: [String: Int], labels: [String])>(([:], []))
+
+    /// `label`'s number, given now if it has none.
+    public static func number(_ label: String) -> Int {
+        table.withLock { table in
+            if let number = table.numbers[label] { return number }
+            table.labels.append(label)
+            table.numbers[label] = table.labels.count - 1
+            return table.labels.count - 1
+        }
+    }
+
+    /// The label numbered `number`.
+    static func label(_ number: Int) -> String {
+        table.withLock { $0.labels[number] }
     }
 }
 

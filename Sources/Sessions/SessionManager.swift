@@ -89,6 +89,22 @@ public struct SessionManager: Sendable {
         return found
     }
 
+    /// `lookup(cookieValue:)` when it needs no wait: the cookie was served
+    /// lately (its handle is remembered), no idle renewal is due, and the
+    /// store's memory holds the record (`SessionStore.recentInMemory`).
+    /// nil when any of that is missing; `lookup` then goes to the store.
+    /// Most proxied requests of a busy session end here, with no async call.
+    public func lookupAtOnce(cookieValue: String) -> SessionLookup<Session>? {
+        let now = clock.unixMilliseconds()
+        guard let remembered = memo.entry(cookieValue: cookieValue, now: now),
+              now &- remembered.touchedAt < touchIntervalMilliseconds,
+              let record = store.recentInMemory(remembered.handle.storeKey) else { return nil }
+        var entry = remembered
+        let found = open(record, entry: &entry)
+        if entry.opened !== remembered.opened { memo.remember(entry, cookieValue: cookieValue, now: now) }
+        return found
+    }
+
     /// The live session for the `Cookie` header, or nil for every kind of
     /// "no session" (use `lookup` to tell tampering apart and log it).
     public func load(cookieHeader: String?) async throws(SessionError) -> Session? {

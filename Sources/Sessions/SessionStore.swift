@@ -35,6 +35,12 @@ public protocol SessionStore: Sendable {
     /// refresh) uses `load`.
     func loadRecent(_ key: String) async throws(SessionStoreError) -> StoredRecord?
 
+    /// What `loadRecent` would answer from memory, without waiting: nil
+    /// when it would have to ask the backend (or has no memory). The
+    /// request path tries this first, so a request served from memory
+    /// enters no async call.
+    func recentInMemory(_ key: String) -> StoredRecord?
+
     /// Reads and removes the record under `key` in one atomic step, so that
     /// of two concurrent callers at most one gets it (single-use records).
     func take(_ key: String) async throws(SessionStoreError) -> StoredRecord?
@@ -87,4 +93,7 @@ extension SessionStore {
     public func loadRecent(_ key: String) async throws(SessionStoreError) -> StoredRecord? {
         try await load(key, touch: nil)
     }
+
+    /// No memory of its own: nothing.
+    public func recentInMemory(_ key: String) -> StoredRecord? { nil }
 }

@@ -84,6 +84,14 @@ public struct RedisSessionStore: SessionStore {
     /// `SessionStore.loadRecent`: from the tracked cache when it holds the
     /// record and is current; else one `HMGET`, whose reply fills the cache
     /// unless an invalidation of the key crossed it.
+    /// `SessionStore.recentInMemory`: the cached reply, when there is one
+    /// and it reads as a record (one that does not is left to `loadRecent`,
+    /// which reports it).
+    public func recentInMemory(_ key: String) -> StoredRecord? {
+        guard let reply = cache?.cached(key) else { return nil }
+        return try? Self.record(from: reply)
+    }
+
     public func loadRecent(_ key: String) async throws(SessionStoreError) -> StoredRecord? {
         guard let cache else { return try await load(key, touch: nil) }
         if let reply = cache.cached(key) { return try Self.record(from: reply) }

@@ -84,6 +84,7 @@ private final class ReplyLosingStore: SessionStore {
     }
 
     func loadRecent(_ key: String) async throws(SessionStoreError) -> StoredRecord? { try await inner.loadRecent(key) }
+    func recentInMemory(_ key: String) -> StoredRecord? { inner.recentInMemory(key) }
     func take(_ key: String) async throws(SessionStoreError) -> StoredRecord? { try await inner.take(key) }
     func delete(_ keys: [String]) async throws(SessionStoreError) { try await inner.delete(keys) }
 

@@ -59,4 +59,21 @@ struct RequestObservationsTests {
         first.record(route: "/x", method: 0, status: 200, seconds: 0.1)
         #expect(second.count(route: "/x", method: 0, status: 200) == 1)
     }
+
+    @Test("a route label keeps one number, and a request recorded by number counts under its label")
+    func routeLabelsAreNumberedOnce() {
+        let (first, second) = (RouteLabel.number("/numbered/one/*"), RouteLabel.number("/numbered/two/*"))
+        #expect(first != second)
+        #expect(RouteLabel.number("/numbered/one/*") == first)
+        #expect(RouteLabel.label(second) == "/numbered/two/*")
+        let (registry, observations) = Self.make()
+        observations.record(route: first, method: 0, status: 200, seconds: 0.1)
+        observations.record(route: "/numbered/one/*", method: 0, status: 200, seconds: 0.1)
+        observations.record(route: second, method: 2, status: 201, seconds: 0.1)
+        #expect(observations.count(route: "/numbered/one/*", method: 0, status: 200) == 2)
+        #expect(observations.count(route: "/numbered/two/*", method: 2, status: 201) == 1)
+        let text = registry.render()
+        #expect(text.contains(#"requests_total{route="/numbered/one/*",method="GET",status="200"} 2"#))
+        #expect(text.contains(#"request_seconds_count{route="/numbered/two/*"} 1"#))
+    }
 }

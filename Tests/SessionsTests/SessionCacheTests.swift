@@ -1,6 +1,6 @@
 import Core
 import Redis
-import Sessions
+@testable import Sessions
 import SessionsRedis
 import Testing
 
@@ -13,12 +13,13 @@ struct SessionCacheTests {
         let manager: SessionManager
     }
 
-    static func instance(_ harness: RedisHarness, maxStaleness: Duration = .seconds(1)) async -> Instance {
+    static func instance(_ harness: RedisHarness, maxStaleness: Duration = .seconds(1),
+                         clock: any UnixClock = SystemUnixClock()) async -> Instance {
         let cache = RedisTrackedCache(configuration: harness.client.connections[0].configuration, loop: harness.group.loops[0],
                                       publisher: harness.client,
                                       settings: RedisSessionStore.recordCacheSettings(capacity: 16, maxStaleness: maxStaleness))
         cache.start()
-        let manager = SessionManager(store: RedisSessionStore(client: harness.client, cache: cache))
+        let manager = SessionManager(store: RedisSessionStore(client: harness.client, cache: cache), clock: clock)
         await Self.waitUntil(timeout: .seconds(5)) { cache.isCurrent }
         #expect(cache.isCurrent)
         return Instance(cache: cache, manager: manager)
@@ -159,6 +160,47 @@ struct SessionCacheTests {
                 return
             }
             #expect(try await b.manager.take(stale) == nil, "already gone")
+            await a.cache.close()
+            await b.cache.close()
+        }
+    }
+
+    /// `SessionManager.lookupAtOnce`, the proxy's path without an async call.
+    static func atOnce(_ instance: Instance, _ cookieValue: String) -> Session? {
+        guard case .found(let session)? = instance.manager.lookupAtOnce(cookieValue: cookieValue) else { return nil }
+        return session
+    }
+
+    @Test("a lookup from memory needs the remembered cookie, no renewal due and the cached record, and ends with a logout elsewhere")
+    func lookupAtOnce() async throws {
+        try await withRedis { harness in
+            let clock = ManualClock(unixStart: SystemUnixClock().unixMilliseconds())
+            let a = await Self.instance(harness), b = await Self.instance(harness, clock: clock)
+            let (session, setCookie) = try await a.manager.create(Fixtures.data(), replacing: nil)
+            let header = Fixtures.cookieHeader(setCookie)
+            let value = try #require(header.withContiguousUTF8 { b.manager.cookieValue(inHeader: $0) })
+            #expect(b.manager.lookupAtOnce(cookieValue: value) == nil, "never served here: nothing remembered")
+
+            #expect(try await Self.lookUpUntilCached(b, header) != nil)
+            let hits = b.cache.statistics.hits
+            #expect(Self.atOnce(b, value)?.data.subject == Fixtures.subject)
+            #expect(b.cache.statistics.hits == hits + 1, "answered from the cache")
+
+            clock.advance(by: b.manager.configuration.touchInterval)
+            #expect(b.manager.lookupAtOnce(cookieValue: value) == nil, "an idle renewal is due: the store is asked")
+            #expect(try await Self.lookUpUntilCached(b, header) != nil)
+            #expect(Self.atOnce(b, value) != nil, "renewed, and from memory again")
+
+            _ = try await a.manager.end(session)
+            let deadline = ContinuousClock().now + .seconds(2)
+            while Self.atOnce(b, value) != nil, ContinuousClock().now < deadline {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            #expect(b.manager.lookupAtOnce(cookieValue: value) == nil, "the logout's announcement emptied the cache")
+            guard case .notFound = try await b.manager.lookup(cookieHeader: header) else {
+                Issue.record("the ended session was still found")
+                return
+            }
             await a.cache.close()
             await b.cache.close()
         }

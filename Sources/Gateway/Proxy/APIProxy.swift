@@ -58,6 +58,7 @@ struct APIProxy: Sendable {
 
     /// Sends `request` to `route`'s upstream, whose base URL is `base`
     /// (`route.upstream` written out and taken apart once, at registration).
+    @inline(__always)
     func forward(_ request: HTTPRequest, route: RouteConfig, base: HTTPClientBase, context: RequestContext) async throws
         -> HTTPResponse
     {
