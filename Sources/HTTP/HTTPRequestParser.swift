@@ -214,14 +214,27 @@ extension HTTPRequestParser {
         /// control character.
         @inline(__always)
         static func controlsPass(_ bytes: UnsafeRawBufferPointer, _ allowed: (UInt8) -> Bool) -> Bool {
+            let count = bytes.count
+            // Shorter than a word: in a word of spaces (which pass).
+            guard count >= 8 else {
+                var word = ones &* UInt64(space)
+                if count > 0 { withUnsafeMutableBytes(of: &word) { $0.copyMemory(from: bytes) } }
+                return !hasControl(word) || bytesPass(bytes, 0..<count, allowed)
+            }
             var i = 0
-            while i + 8 <= bytes.count {
-                if hasControl(bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
-                    for j in i..<(i + 8) where isControl(bytes[j]) && !allowed(bytes[j]) { return false }
-                }
+            while i + 8 <= count {
+                if hasControl(bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)),
+                   !bytesPass(bytes, i..<(i + 8), allowed) { return false }
                 i += 8
             }
-            for j in i..<bytes.count where isControl(bytes[j]) && !allowed(bytes[j]) { return false }
+            // The rest: the last eight bytes, overlapping the word before.
+            guard i < count, hasControl(bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)) else { return true }
+            return bytesPass(bytes, (count - 8)..<count, allowed)
+        }
+
+        @inline(__always)
+        private static func bytesPass(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ allowed: (UInt8) -> Bool) -> Bool {
+            for j in range where isControl(bytes[j]) && !allowed(bytes[j]) { return false }
             return true
         }
 

@@ -25,6 +25,24 @@ import Testing
         }
     }
 
+    /// Every length from 0 to 24 (shorter than a word, whole words, words
+    /// and a tail) with each refused byte, and a tab, at every position:
+    /// the word-at-a-time check agrees with one byte at a time.
+    @Test func theFieldValueCheckAgreesWithAByteByByteOneAtEveryLengthAndPosition() {
+        func reference(_ bytes: [UInt8]) -> Bool { bytes.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) } }
+        for length in 0...24 {
+            let base = (0..<length).map { UInt8(0x41 + $0 % 26) }
+            #expect(isFieldValue(base) && reference(base))
+            for position in 0..<length {
+                for byte: UInt8 in [0x00, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x7E, 0x7F, 0x80, 0xFF] {
+                    var bytes = base
+                    bytes[position] = byte
+                    #expect(isFieldValue(bytes) == reference(bytes), "byte \(byte) at \(position) of \(length)")
+                }
+            }
+        }
+    }
+
     @Test func pathAndQuerySplitAtTheFirstQuestionMarkAndFollowTheTarget() {
         var head = HTTPRequestHead(method: .get, target: "/a/b?x=1&y=?")
         #expect(head.path == "/a/b")
