@@ -292,54 +292,54 @@ struct APIProxy: Sendable {
     /// `.` or `..` segment, plain, percent-encoded, or before a `;`
     /// parameter (`..;/`, which servlet containers resolve).
     static func targetProblem(path: Substring, query: Substring?) -> String? {
-        let bytes = path.utf8
         if query?.utf8.contains(UInt8(ascii: "#")) == true { return "The path must not contain # or \\." }
-        var index = bytes.startIndex
-        var segmentStart = index
-        while index != bytes.endIndex {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "#"), UInt8(ascii: "\\"):
-                return "The path must not contain # or \\."
-            case UInt8(ascii: "%"):
-                if let escaped = Self.escapedByte(bytes, at: index),
-                   escaped == UInt8(ascii: "/") || escaped == UInt8(ascii: "\\") || escaped == 0 {
-                    return "The path must not contain an encoded /, \\ or NUL."
+        // Over the contiguous bytes: indexing the generic UTF-8 view showed
+        // in profiles, and every proxied request passes here.
+        return path.withContiguousUTF8 { bytes in
+            var segmentStart = 0
+            for index in bytes.indices {
+                switch bytes[index] {
+                case UInt8(ascii: "#"), UInt8(ascii: "\\"):
+                    return "The path must not contain # or \\."
+                case UInt8(ascii: "%"):
+                    if let escaped = escapedByte(bytes, at: index),
+                       escaped == UInt8(ascii: "/") || escaped == UInt8(ascii: "\\") || escaped == 0 {
+                        return "The path must not contain an encoded /, \\ or NUL."
+                    }
+                case UInt8(ascii: "/"):
+                    if index == segmentStart { return "The path must not contain empty segments (//)." }
+                    if isDotSegment(UnsafeBufferPointer(rebasing: bytes[segmentStart..<index])) {
+                        return "The path must not contain . or .. segments."
+                    }
+                    segmentStart = index + 1
+                default:
+                    break
                 }
-            case UInt8(ascii: "/"):
-                if index == segmentStart { return "The path must not contain empty segments (//)." }
-                if isDotSegment(path[segmentStart..<index]) { return "The path must not contain . or .. segments." }
-                segmentStart = bytes.index(after: index)
-            default:
-                break
             }
-            index = bytes.index(after: index)
+            if isDotSegment(UnsafeBufferPointer(rebasing: bytes[segmentStart...])) {
+                return "The path must not contain . or .. segments."
+            }
+            return nil
         }
-        if isDotSegment(path[segmentStart...]) { return "The path must not contain . or .. segments." }
-        return nil
     }
 
     /// The byte a `%XX` escape at `index` stands for, or nil when it is not one.
-    private static func escapedByte(_ bytes: Substring.UTF8View, at index: Substring.UTF8View.Index) -> UInt8? {
-        let first = bytes.index(after: index)
-        guard first != bytes.endIndex else { return nil }
-        let second = bytes.index(after: first)
-        guard second != bytes.endIndex, let high = FormURLEncoded.hexValue(bytes[first]),
-              let low = FormURLEncoded.hexValue(bytes[second]) else { return nil }
+    private static func escapedByte(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt8? {
+        guard index + 2 < bytes.count, let high = FormURLEncoded.hexValue(bytes[index + 1]),
+              let low = FormURLEncoded.hexValue(bytes[index + 2]) else { return nil }
         return high << 4 | low
     }
 
     /// A segment that is `.` or `..`, each dot written `.` or `%2e`, up to
     /// an optional `;` parameter.
-    private static func isDotSegment(_ segment: Substring) -> Bool {
-        let bytes = segment.utf8
-        var index = bytes.startIndex
+    private static func isDotSegment(_ segment: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
         var dots = 0
-        while index != bytes.endIndex, bytes[index] != UInt8(ascii: ";") {
-            if bytes[index] == UInt8(ascii: ".") {
-                index = bytes.index(after: index)
-            } else if escapedByte(bytes, at: index) == UInt8(ascii: "."), bytes[index] == UInt8(ascii: "%") {
-                index = bytes.index(index, offsetBy: 3)
+        while index < segment.count, segment[index] != UInt8(ascii: ";") {
+            if segment[index] == UInt8(ascii: ".") {
+                index += 1
+            } else if segment[index] == UInt8(ascii: "%"), escapedByte(segment, at: index) == UInt8(ascii: ".") {
+                index += 3
             } else {
                 return false
             }
