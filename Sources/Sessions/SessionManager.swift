@@ -52,18 +52,18 @@ public struct SessionManager: Sendable {
     /// one, as a `String` of its own: cut from the bytes, where a view of
     /// the header converted to a `String` cost index arithmetic and a copy.
     public func cookieValue(inHeader bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        configuration.cookieName.withContiguousUTF8 { name in
-            CookieHeader.valueRange(named: name, in: bytes).map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
-        }
+        cookieValueRange(inHeader: bytes).map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
     }
 
     /// `lookup(cookieHeader:)` given the session cookie's value, as
     /// `cookieValue(inHeader:)` reads it.
     public func lookup(cookieValue: String?) async throws(SessionError) -> SessionLookup<Session> {
         guard let cookieValue else { return .noCookie }
+        // No key: over 48 bytes, never a value we issued (derivation says so).
+        let memoKey = SessionMemo.Key(cookieValue)
         let now = clock.unixMilliseconds()
         var entry: SessionMemo.Entry
-        let remembered = memo.entry(cookieValue: cookieValue, now: now)
+        let remembered = memoKey.flatMap { memo.entry($0, now: now) }
         if let remembered {
             entry = remembered
         } else {
@@ -77,14 +77,14 @@ public struct SessionManager: Sendable {
         guard let record = try await call({ () async throws(SessionStoreError) in
             touch ? try await store.load(key, touch: idle) : try await store.loadRecent(key)
         }) else {
-            memo.forget(cookieValue: cookieValue)
+            if let memoKey { memo.forget(memoKey) }
             return .notFound
         }
         if touch { entry.touchedAt = now }
         let found = open(record, entry: &entry)
         // Written back only when it changed: `memo.entry` marked it used.
-        if remembered == nil || touch || entry.opened !== remembered?.opened {
-            memo.remember(entry, cookieValue: cookieValue, now: now)
+        if let memoKey, remembered == nil || touch || entry.opened !== remembered?.opened {
+            memo.remember(entry, key: memoKey, now: now)
         }
         return found
     }
@@ -93,16 +93,26 @@ public struct SessionManager: Sendable {
     /// lately (its handle is remembered), no idle renewal is due, and the
     /// store's memory holds the record (`SessionStore.recentInMemory`).
     /// nil when any of that is missing; `lookup` then goes to the store.
-    /// Most proxied requests of a busy session end here, with no async call.
-    public func lookupAtOnce(cookieValue: String) -> SessionLookup<Session>? {
+    /// Most proxied requests of a busy session end here, with no async call
+    /// and, from the `Cookie` field's bytes, no `String` made.
+    public func lookupAtOnce(cookieValue bytes: UnsafeBufferPointer<UInt8>) -> SessionLookup<Session>? {
         let now = clock.unixMilliseconds()
-        guard let remembered = memo.entry(cookieValue: cookieValue, now: now),
+        guard let memoKey = SessionMemo.Key(bytes), let remembered = memo.entry(memoKey, now: now),
               now &- remembered.touchedAt < touchIntervalMilliseconds,
               let record = store.recentInMemory(remembered.handle.storeKey) else { return nil }
         var entry = remembered
         let found = open(record, entry: &entry)
-        if entry.opened !== remembered.opened { memo.remember(entry, cookieValue: cookieValue, now: now) }
+        if entry.opened !== remembered.opened { memo.remember(entry, key: memoKey, now: now) }
         return found
+    }
+
+    public func lookupAtOnce(cookieValue: String) -> SessionLookup<Session>? {
+        cookieValue.withContiguousUTF8 { lookupAtOnce(cookieValue: $0) }
+    }
+
+    /// The range of the session cookie's value in a `Cookie` header's bytes.
+    public func cookieValueRange(inHeader bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        configuration.cookieName.withContiguousUTF8 { CookieHeader.valueRange(named: $0, in: bytes) }
     }
 
     /// The live session for the `Cookie` header, or nil for every kind of

@@ -44,8 +44,42 @@ final class SessionMemo: Sendable {
         var usedAt: UInt64 = 0
     }
 
+    /// A cookie value as a table key, its bytes held inline: a lookup
+    /// makes no `String` and hashes two words instead of every byte. The
+    /// gateway issues 43-character values; a value over 48 bytes has no
+    /// key (and is never one of ours). Hashing the first 16 bytes is safe
+    /// from flooding: only values that named a live session are stored,
+    /// and those are random; a value someone makes up is only looked up.
+    struct Key: Hashable {
+        private var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+        private let count: Int
+
+        init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard bytes.count <= 48 else { return nil }
+            count = bytes.count
+            if let base = bytes.baseAddress {
+                withUnsafeMutableBytes(of: &words) { $0.baseAddress!.copyMemory(from: base, byteCount: bytes.count) }
+            }
+        }
+
+        init?(_ value: String) {
+            guard let key = value.withContiguousUTF8({ Key($0) }) else { return nil }
+            self = key
+        }
+
+        static func == (a: Key, b: Key) -> Bool {
+            a.count == b.count && a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2
+                && a.words.3 == b.words.3 && a.words.4 == b.words.4 && a.words.5 == b.words.5
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(words.0)
+            hasher.combine(words.1)
+        }
+    }
+
     private struct Table {
-        var entries: [String: Entry] = [:]
+        var entries: [Key: Entry] = [:]
         /// Remembers since the last sweep for unused entries.
         var sinceSweep = 0
     }
@@ -59,10 +93,10 @@ final class SessionMemo: Sendable {
         maxUnusedMilliseconds = UInt64(max(0, maxUnused.wholeMilliseconds))
     }
 
-    /// The entry for `cookieValue`, marked used at `now` (so a lookup that
+    /// The entry for the cookie value `key`, marked used at `now` (so a lookup that
     /// changes nothing need not `remember` it again); every `capacity`
     /// calls, first drops the entries unused for too long.
-    func entry(cookieValue: String, now: UInt64) -> Entry? {
+    func entry(_ key: Key, now: UInt64) -> Entry? {
         guard capacity > 0 else { return nil }
         return table.withLock { table in
             table.sinceSweep += 1
@@ -71,36 +105,36 @@ final class SessionMemo: Sendable {
                 table.entries = table.entries.filter { now &- $0.value.usedAt < maxUnusedMilliseconds }
             }
             // One hash of the key for the read and the mark.
-            guard let index = table.entries.index(forKey: cookieValue) else { return nil }
+            guard let index = table.entries.index(forKey: key) else { return nil }
             table.entries.values[index].usedAt = now
             return table.entries.values[index]
         }
     }
 
-    /// Remembers `entry` (used at `now`) for `cookieValue`, making room when
-    /// full.
-    func remember(_ entry: Entry, cookieValue: String, now: UInt64) {
+    /// Remembers `entry` (used at `now`) for the cookie value `key`, making
+    /// room when full.
+    func remember(_ entry: Entry, key: Key, now: UInt64) {
         guard capacity > 0 else { return }
         var entry = entry
         entry.usedAt = now
         table.withLock { table in
             // The count first: the key is hashed again only when full.
-            if table.entries.count >= capacity, table.entries[cookieValue] == nil {
+            if table.entries.count >= capacity, table.entries[key] == nil {
                 table.entries.remove(at: table.entries.startIndex)
             }
-            table.entries[cookieValue] = entry
+            table.entries[key] = entry
         }
     }
 
-    func forget(cookieValue: String) {
-        _ = table.withLock { $0.entries.removeValue(forKey: cookieValue) }
+    func forget(_ key: Key) {
+        _ = table.withLock { $0.entries.removeValue(forKey: key) }
     }
 
     /// Forgets every entry for the record stored under `storeKey`.
     func forget(storeKey: String) {
         table.withLock { table in
-            for (cookieValue, entry) in table.entries where entry.handle.storeKey == storeKey {
-                table.entries[cookieValue] = nil
+            for (key, entry) in table.entries where entry.handle.storeKey == storeKey {
+                table.entries[key] = nil
             }
         }
     }

@@ -139,4 +139,22 @@ struct SessionMemoTests {
         #expect(manager.memo.count == 0)
         #expect(try await manager.load(cookieHeader: header) == nil)
     }
+
+    /// The memo's key holds a cookie value's bytes inline: equal for the
+    /// same bytes however they came, different for any other value (even
+    /// one that shares the 16 bytes it hashes), none past 48 bytes.
+    @Test func theCookieKeyIsTheValuesBytes() {
+        let value = String(repeating: "A", count: 16) + "bcdefghijklmnopqrstuvwxyz0"  // 42 characters
+        let key = try! #require(SessionMemo.Key(value))
+        #expect(Array(value.utf8).withUnsafeBufferPointer { SessionMemo.Key($0) } == key)
+        #expect(SessionMemo.Key(String(repeating: "A", count: 16) + "bcdefghijklmnopqrstuvwxyz1") != key, "the last byte counts")
+        #expect(SessionMemo.Key(value + "\u{0}") != key, "so does the length")
+        #expect(SessionMemo.Key(String(value.dropLast())) != key)
+        #expect(SessionMemo.Key(String(repeating: "x", count: 48)) != nil)
+        #expect(SessionMemo.Key(String(repeating: "x", count: 49)) == nil)
+        #expect(SessionMemo.Key("") == SessionMemo.Key(""))
+        var seen: Set<SessionMemo.Key> = [key]
+        seen.insert(SessionMemo.Key(value)!)
+        #expect(seen.count == 1)
+    }
 }
