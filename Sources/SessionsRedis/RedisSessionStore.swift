@@ -221,13 +221,19 @@ func parseDecimal(_ bytes: [UInt8]) -> UInt64? {
     // Digit by digit: through a String it took three times as long, and a
     // record's version and expiry are read on every request.
     guard !bytes.isEmpty, bytes.count <= 20 else { return nil }
-    var value: UInt64 = 0
-    for byte in bytes {
-        guard byte >= 0x30, byte <= 0x39 else { return nil }
+    return bytes.withUnsafeBufferPointer { digits in
+        // Up to 19 digits cannot pass UInt64.max: no overflow checks.
+        var value: UInt64 = 0
+        for index in 0..<min(digits.count, 19) {
+            let digit = digits[index] &- 0x30
+            guard digit <= 9 else { return nil }
+            value = value &* 10 &+ UInt64(digit)
+        }
+        guard digits.count == 20 else { return value }
+        let digit = digits[19] &- 0x30
+        guard digit <= 9 else { return nil }
         let (tens, overflowed) = value.multipliedReportingOverflow(by: 10)
-        let (sum, carried) = tens.addingReportingOverflow(UInt64(byte &- 0x30))
-        guard !overflowed, !carried else { return nil }
-        value = sum
+        let (sum, carried) = tens.addingReportingOverflow(UInt64(digit))
+        return overflowed || carried ? nil : sum
     }
-    return value
 }

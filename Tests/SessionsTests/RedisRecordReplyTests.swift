@@ -33,6 +33,22 @@ import Testing
         }
     }
 
+    @Test func everyDigitCountsAndAnyOtherByteAnywhereIsRefused() throws {
+        let nineteen = String(repeating: "9", count: 19)
+        #expect(try RedisSessionStore.record(from: reply(version: nineteen, expiry: "1"))?.version == 9_999_999_999_999_999_999)
+        #expect(try RedisSessionStore.record(from: reply(version: "1234567890123", expiry: "1"))?.version == 1_234_567_890_123)
+        for length in [1, 19, 20] {
+            for position in 0..<length {
+                for bad in ["/", ":", " ", "a"] {
+                    var digits = Array(repeating: "1", count: length)
+                    digits[position] = bad
+                    let text = digits.joined()
+                    #expect(throws: SessionStoreError.self, "\(text)") { try RedisSessionStore.record(from: reply(version: text, expiry: "1")) }
+                }
+            }
+        }
+    }
+
     @Test func malformedOrOverflowingNumbersAreRefused() {
         for bad in ["", "+1", "-1", "1.0", " 1", "1a", "18446744073709551616", "99999999999999999999", "000000000000000000001"] {
             #expect(throws: SessionStoreError.self, "\(bad)") { try RedisSessionStore.record(from: reply(version: bad, expiry: "1")) }
