@@ -19,7 +19,7 @@ public struct Application: Sendable {
     /// A request no route serves does nothing, so it reads no body and
     /// needs no CSRF check: it gets its 404 or 405 as such.
     static let unmatched = RouteOptions(maxBodyBytes: .max, csrf: false)
-    static let unmatchedLabel = RouteLabel.number("unmatched")
+    static let unmatchedLabel = RouteLabel("unmatched")
 
     /// Every route registered, for checks against the OpenAPI document.
     public var routes: [(method: HTTPMethod, pattern: String)] { router.registered }

@@ -17,8 +17,8 @@ public struct RequestContext: Sendable {
     /// The matched route's pattern (`/bff/passkeys/{id}`), for logs and
     /// metrics: never the raw path, which may carry identifiers.
     public var routePattern: String
-    /// The pattern's `RouteLabel` number, which metrics are kept by.
-    public var routeLabel: Int
+    /// The pattern as the label metrics are kept by.
+    public var routeLabel: RouteLabel
     public var parameters: [String: String]
     /// The matched route's options (body limit, …).
     public var routeOptions: RouteOptions
@@ -29,14 +29,14 @@ public struct RequestContext: Sendable {
 
     /// Every field at once: a context built field by field after its
     /// initialiser is copied once more on the way.
-    init(id: RequestID, logger: Logger, peer: SocketAddress?, routePattern: String, routeLabel: Int? = nil,
+    init(id: RequestID, logger: Logger, peer: SocketAddress?, routePattern: String, routeLabel: RouteLabel? = nil,
          parameters: [String: String], routeOptions: RouteOptions, endpoint: RouteEndpoint,
          received: UInt64 = MonotonicClock.now()) {
         self.id = id
         baseLogger = logger
         self.peer = peer
         self.routePattern = routePattern
-        self.routeLabel = routeLabel ?? RouteLabel.number(routePattern)
+        self.routeLabel = routeLabel ?? RouteLabel(routePattern)
         self.parameters = parameters
         self.routeOptions = routeOptions
         self.endpoint = endpoint

@@ -31,8 +31,8 @@ public struct Router: Sendable {
         /// visits it once rather than once per method.
         let methods: [HTTPMethod]
         let pattern: String
-        /// The pattern's `RouteLabel` number, for metrics.
-        let label: Int
+        /// The pattern as a metric label.
+        let label: RouteLabel
         let segments: [Segment]
         let prefix: Bool
         let options: RouteOptions
@@ -45,7 +45,7 @@ public struct Router: Sendable {
             self.order = order
             self.methods = methods
             self.pattern = pattern
-            label = RouteLabel.number(pattern)
+            label = RouteLabel(pattern)
             self.segments = segments
             self.prefix = prefix
             self.options = options
@@ -61,7 +61,7 @@ public struct Router: Sendable {
 
     /// The outcome of matching a request.
     public enum Match: Sendable {
-        case found(pattern: String, label: Int, parameters: [String: String], options: RouteOptions, endpoint: RouteEndpoint)
+        case found(pattern: String, label: RouteLabel, parameters: [String: String], options: RouteOptions, endpoint: RouteEndpoint)
         case methodNotAllowed([HTTPMethod])
         case notFound
     }

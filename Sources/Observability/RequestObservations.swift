@@ -2,8 +2,8 @@ import Synchronization
 
 /// Requests counted by route, method and status, and timed by route: the
 /// two families a server updates on every request, stored together per
-/// route. Recording one request is one array slot (the route's
-/// `RouteLabel` number) under one lock;
+/// route. Recording one request is one array slot (by the route's
+/// `RouteLabel`) under one lock;
 /// a ``Counter`` and a ``Histogram`` beside each other would cost two label
 /// arrays, two lookups by them and two locks.
 ///
@@ -18,7 +18,7 @@ public final class RequestObservations: Sendable {
     public static let methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "other"]
 
     let buckets: [Double]
-    /// Indexed by route number (`RouteLabel`).
+    /// Indexed by `RouteLabel.number`.
     private let routes = Mutex<[Route?]>([])
 
     struct Route {
@@ -37,11 +37,11 @@ public final class RequestObservations: Sendable {
         self.buckets = buckets
     }
 
-    /// Counts one request to route `route` (a `RouteLabel` number)
-    /// answered with `status` and records how long it took. `method`
-    /// indexes ``methods``; out of range counts as `other`.
-    public func record(route: Int, method: Int, status: Int, seconds: Double) {
-        let key = Key(status: status, method: Self.slot(method))
+    /// Counts one request to `route` answered with `status` and records
+    /// how long it took. `method` indexes ``methods``; out of range counts
+    /// as `other`.
+    public func record(route label: RouteLabel, method: Int, status: Int, seconds: Double) {
+        let (route, key) = (label.number, Key(status: status, method: Self.slot(method)))
         let slot = seconds.isNaN ? nil : Histogram.bucketIndex(for: seconds, in: buckets)
         let bucketCount = buckets.count
         routes.withLock { routes in
@@ -51,14 +51,14 @@ public final class RequestObservations: Sendable {
         }
     }
 
-    /// ``record(route:method:status:seconds:)`` by the route's label.
+    /// ``record(route:method:status:seconds:)`` by the label's text.
     public func record(route: String, method: Int, status: Int, seconds: Double) {
-        record(route: RouteLabel.number(route), method: method, status: status, seconds: seconds)
+        record(route: RouteLabel(route), method: method, status: status, seconds: seconds)
     }
 
     /// How many requests one route, method and status has seen.
     public func count(route: String, method: Int, status: Int) -> UInt64 {
-        let (number, key) = (RouteLabel.number(route), Key(status: status, method: Self.slot(method)))
+        let (number, key) = (RouteLabel(route).number, Key(status: status, method: Self.slot(method)))
         return routes.withLock { routes in
             guard number < routes.count, let entry = routes[number] else { return 0 }
             return entry.counts.first { $0.key == key }?.count ?? 0
@@ -73,7 +73,7 @@ public final class RequestObservations: Sendable {
     /// Every route seen, with its label.
     private func labelled() -> [(label: String, route: Route)] {
         let all = routes.withLock { $0 }
-        return all.indices.compactMap { number in all[number].map { (RouteLabel.label(number), $0) } }
+        return all.indices.compactMap { number in all[number].map { (RouteLabel(number: number).text, $0) } }
     }
 
     /// The request counts as a counter's series: label values (route,
@@ -107,28 +107,31 @@ extension RequestObservations.Route {
     }
 }
 
-/// Route labels numbered process-wide: a route is given its label's number
-/// once, when it is registered, and a request carries that number to its
-/// metrics, so recording one indexes an array instead of hashing the
-/// label. The same label always gets the same number, so two routers'
-/// routes of one pattern count as one series.
-public enum RouteLabel {
-    private static let table = Mutex<(numbers: [String: Int], labels: [String])>(([:], []))
+/// A route's metric label, numbered process-wide: a route is given its
+/// label once, when it is registered, and a request carries it to its
+/// metrics, so recording one indexes an array by the number instead of
+/// hashing the text. The same text always gets the same number, so two
+/// routers' routes of one pattern count as one series.
+public struct RouteLabel: Hashable, Sendable {
+    private static let table = Mutex<(numbers: [String: Int], texts: [String])>(([:], []))
 
-    /// `label`'s number, given now if it has none.
-    public static func number(_ label: String) -> Int {
-        table.withLock { table in
-            if let number = table.numbers[label] { return number }
-            table.labels.append(label)
-            table.numbers[label] = table.labels.count - 1
-            return table.labels.count - 1
+    /// Its place in the process-wide table.
+    let number: Int
+
+    fileprivate init(number: Int) { self.number = number }
+
+    /// The label `text`, numbered now if it has no number yet.
+    public init(_ text: String) {
+        number = Self.table.withLock { table in
+            if let number = table.numbers[text] { return number }
+            table.texts.append(text)
+            table.numbers[text] = table.texts.count - 1
+            return table.texts.count - 1
         }
     }
 
-    /// The label numbered `number`.
-    static func label(_ number: Int) -> String {
-        table.withLock { $0.labels[number] }
-    }
+    /// The label as written.
+    public var text: String { Self.table.withLock { $0.texts[number] } }
 }
 
 /// One of the two families a ``RequestObservations`` renders: `Kind` says

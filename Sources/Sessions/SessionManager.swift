@@ -106,6 +106,7 @@ public struct SessionManager: Sendable {
         return found
     }
 
+    /// `lookupAtOnce` given the value as a `String`.
     public func lookupAtOnce(cookieValue: String) -> SessionLookup<Session>? {
         cookieValue.withContiguousUTF8 { lookupAtOnce(cookieValue: $0) }
     }

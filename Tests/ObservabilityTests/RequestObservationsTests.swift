@@ -62,10 +62,10 @@ struct RequestObservationsTests {
 
     @Test("a route label keeps one number, and a request recorded by number counts under its label")
     func routeLabelsAreNumberedOnce() {
-        let (first, second) = (RouteLabel.number("/numbered/one/*"), RouteLabel.number("/numbered/two/*"))
+        let (first, second) = (RouteLabel("/numbered/one/*"), RouteLabel("/numbered/two/*"))
         #expect(first != second)
-        #expect(RouteLabel.number("/numbered/one/*") == first)
-        #expect(RouteLabel.label(second) == "/numbered/two/*")
+        #expect(RouteLabel("/numbered/one/*") == first)
+        #expect(second.text == "/numbered/two/*")
         let (registry, observations) = Self.make()
         observations.record(route: first, method: 0, status: 200, seconds: 0.1)
         observations.record(route: "/numbered/one/*", method: 0, status: 200, seconds: 0.1)
