@@ -217,8 +217,9 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Waits for events. A busy loop, before sleeping, yields its core and
-    /// polls again, up to `pollsBeforeSleeping` times: saturated, the peer
+    /// Waits for events. A busy loop takes the events already waiting, if
+    /// any; with none, before sleeping, it yields its core and polls again,
+    /// up to `pollsBeforeSleeping` times: saturated, the peer
     /// on the other end (a load generator, a proxy, an upstream sharing
     /// the cores) often has the next request ready by then, and the loop
     /// skips a sleep and the wake-up after it (the scheduler on both
@@ -232,6 +233,10 @@ public final class EventLoop: @unchecked Sendable {
     private func waitForEvents() -> Int32 {
         let timeout = waitTimeout()
         if timeout != 0, busy {
+            // Work already waiting first: a yield would hand the core to
+            // another thread with that work still queued behind it.
+            let pending = poll(timeout: 0)
+            if pending != 0 { return pending }
             for _ in 0..<Self.pollsBeforeSleeping {
                 sched_yield()
                 yieldedPolls &+= 1

@@ -43,6 +43,70 @@ struct EventLoopTests {
         #expect(await loop.submit { loop.yieldedPolls } - held >= EventLoop.pollsBeforeSleeping)
     }
 
+    /// A busy loop takes events that are already waiting without yielding
+    /// its core first: a chain of pipes, each handler making the next one
+    /// readable, runs with no yield until it ends, then the loop yields
+    /// and polls as a busy loop does before it sleeps.
+    @Test func aBusyLoopTakesWaitingEventsBeforeItYields() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let counters = (0..<8).map { _ in Counter() }
+        let last = Counter()
+        let chain = (0..<20).reduce(ChainLink(then: last)) { next, _ in ChainLink(then: next) }
+        _ = await loop.submit {
+            for counter in counters + [last] { _ = try? loop.register(counter.fd, for: [.readable], handler: counter) }
+            chain.register(on: loop)
+        }
+        // Busy from a wait that brings eight events, the chain's first among them.
+        let held = await loop.submit { loop.yieldedPolls }
+        loop.execute { usleep(30_000) }
+        for counter in counters { counter.signal() }
+        chain.signal()
+        try await Task.sleep(for: .milliseconds(150))
+        #expect(last.drained.load(ordering: .relaxed) == 1, "the chain ran to its end")
+        let yielded = await loop.submit { loop.yieldedPolls } - held
+        #expect(yielded == EventLoop.pollsBeforeSleeping, "no yield while the chain's next link waited; \(yielded) yields")
+    }
+
+    /// A pipe whose handler, draining it, makes the next link's pipe readable.
+    private final class ChainLink: EventLoopHandler, Sendable {
+        let fd: Int32
+        let writer: Int32
+        let next: ChainLink?
+        let end: Counter?
+
+        init(then next: ChainLink) { (self.next, end) = (next, nil); (fd, writer) = Self.pipeEnds() }
+        init(then end: Counter) { (next, self.end) = (nil, end); (fd, writer) = Self.pipeEnds() }
+
+        private static func pipeEnds() -> (Int32, Int32) {
+            var ends: [Int32] = [0, 0]
+            _ = pipe(&ends)
+            return (ends[0], ends[1])
+        }
+
+        deinit {
+            close(writer)
+            close(fd)
+        }
+
+        func register(on loop: EventLoop) {
+            _ = try? loop.register(fd, for: [.readable], handler: self)
+            next?.register(on: loop)
+        }
+
+        func signal() {
+            var one: UInt8 = 1
+            _ = write(writer, &one, 1)
+        }
+
+        func handleEvents(_ events: EpollEvents) {
+            var byte: UInt8 = 0
+            guard read(fd, &byte, 1) == 1 else { return }
+            if let next { next.signal() } else { end?.signal() }
+        }
+    }
+
     /// A pipe whose readable end the loop drains.
     private final class Counter: EventLoopHandler, Sendable {
         let fd: Int32
