@@ -36,38 +36,59 @@ public struct Application: Sendable {
         } else {
             do {
                 switch context.endpoint {
-                case .suspending(let responder): outcome = .success(try await responder(request, context))
+                case .suspending(let responder), .starting(_, otherwise: let responder):
+                    outcome = .success(try await responder(request, context))
                 case .immediate(let responder): outcome = .success(try responder(request, context))
                 }
             } catch {
                 outcome = .failure(error)
             }
         }
-        return finish(request, context, prepared: prepared, outcome: &outcome)
+        return Self.finish(pipeline, request, context, prepared: prepared, outcome: &outcome)
     }
 
-    /// Answers at once, without suspending, when the route's endpoint is
-    /// immediate; nil otherwise (the request then goes to `respond`).
-    public func respondImmediately(_ request: HTTPRequest) -> HTTPResponse? {
+    /// Answers on the loop thread, without a task: now when the route's
+    /// endpoint is immediate, later (from a callback on the loop) when it
+    /// is starting and can start; declined otherwise (the request then
+    /// goes to `respond`). The same stages run around the endpoint.
+    public func respondImmediately(_ request: HTTPRequest, _ later: HTTPLaterAnswer) -> HTTPImmediateAnswer {
         let match = router.match(request.method, path: request.path)
-        guard case .found(_, _, _, _, .immediate) = match else { return nil }
+        var start: AnswerStart?
+        switch match {
+        case .found(_, _, _, _, .immediate):
+            break
+        case .found(_, _, _, _, .starting(let responder, _)):
+            guard let begun = responder(request) else { return .declined }
+            start = begun
+        default:
+            return .declined
+        }
         let context = context(for: request, match)
         let (prepared, refusal) = pipeline.prepare(request, context)
         var outcome: Result<HTTPResponse, any Error>
         if let refusal {
             outcome = .failure(refusal)
+        } else if let start {
+            // The pipeline alone is kept, not the application: each of its
+            // fields would be retained.
+            let pipeline = pipeline
+            start(context) { result in
+                var outcome = result
+                later.send(Self.finish(pipeline, request, context, prepared: prepared, outcome: &outcome))
+            }
+            return .later
         } else if case .immediate(let responder) = context.endpoint {
             outcome = Result { try responder(request, context) }
         } else {
             outcome = .failure(GatewayError.internalError)
         }
-        return finish(request, context, prepared: prepared, outcome: &outcome)
+        return .now(Self.finish(pipeline, request, context, prepared: prepared, outcome: &outcome))
     }
 
     /// The stages' `finish`, then the request id; an error no stage
     /// rendered becomes a bare 500.
-    private func finish(_ request: HTTPRequest, _ context: RequestContext, prepared: Int,
-                        outcome: inout Result<HTTPResponse, any Error>) -> HTTPResponse {
+    private static func finish(_ pipeline: Pipeline, _ request: HTTPRequest, _ context: RequestContext, prepared: Int,
+                               outcome: inout Result<HTTPResponse, any Error>) -> HTTPResponse {
         pipeline.finish(request, context, prepared: prepared, outcome: &outcome)
         var response: HTTPResponse
         switch outcome {
@@ -79,7 +100,8 @@ public struct Application: Sendable {
     }
 
     /// What a server asks first about each request without a body: nil
-    /// when no route is immediate, so such a listener is not asked at all.
+    /// when no route is immediate or starting, so such a listener is not
+    /// asked at all.
     public var immediateResponder: HTTPImmediateResponder? {
         router.hasImmediateRoutes ? respondImmediately : nil
     }

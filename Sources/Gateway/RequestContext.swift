@@ -86,10 +86,28 @@ public typealias Responder = @Sendable (HTTPRequest, RequestContext) async throw
 /// thread as the request arrives, with no task (`Application.respondImmediately`).
 public typealias ImmediateResponder = @Sendable (HTTPRequest, RequestContext) throws -> HTTPResponse
 
+/// An endpoint that answers most of its requests without a task (the
+/// API proxy with a session in memory): asked on the loop thread as a
+/// request without a body arrives, before the stages' `prepare`, it only
+/// looks, and returns how to start the answer, or nil when it cannot
+/// start one so (the request then goes to a worker and the route's
+/// suspending responder, which serves every case). See `AnswerStart`.
+public typealias StartingResponder = @Sendable (HTTPRequest) -> AnswerStart?
+
+/// Starts an answer after the stages' `prepare` (an upstream exchange),
+/// and calls the handler it is given with the outcome once, on the same
+/// loop thread, after returning: never inside the call.
+public typealias AnswerStart = @Sendable (RequestContext, @escaping AnswerHandler) -> Void
+
+/// Takes the outcome of a started answer (see `AnswerStart`).
+public typealias AnswerHandler = @Sendable (Result<HTTPResponse, any Error>) -> Void
+
 /// What a route runs.
 public enum RouteEndpoint: Sendable {
     case suspending(Responder)
     case immediate(ImmediateResponder)
+    /// `start` when it can, else `otherwise` in a worker.
+    case starting(StartingResponder, otherwise: Responder)
 }
 
 /// The stages around every endpoint, the first outermost (see `Middleware`).

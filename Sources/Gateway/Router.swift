@@ -95,7 +95,7 @@ public struct Router: Sendable {
         @exclusivity(unchecked) var firstLiterals: [[UInt8]] = []
         @exclusivity(unchecked) var byFirstLiteral: [[Route]] = []
         @exclusivity(unchecked) var openFirst: [Route] = []
-        /// Some route's endpoint is immediate (see `addImmediate`).
+        /// Some route's endpoint is immediate or starting (see `addImmediate`, `addStarting`).
         @exclusivity(unchecked) var hasImmediateRoutes = false
 
         func copy() -> Table {
@@ -108,7 +108,7 @@ public struct Router: Sendable {
     }
 
     var routes: [Route] { table.routes }
-    /// Some route's endpoint is immediate (see `addImmediate`).
+    /// Some route's endpoint is immediate or starting (see `addImmediate`, `addStarting`).
     public var hasImmediateRoutes: Bool { table.hasImmediateRoutes }
 
     /// The table, to be written: this router's own.
@@ -142,6 +142,15 @@ public struct Router: Sendable {
     public mutating func addImmediate(_ method: HTTPMethod, _ pattern: String, options: RouteOptions = RouteOptions(),
                                       _ responder: @escaping ImmediateResponder) {
         add([method], pattern, options: options, endpoint: .immediate(responder))
+        writableTable().hasImmediateRoutes = true
+    }
+
+    /// A route whose endpoint starts most answers on the loop thread and
+    /// finishes them from a callback there, with no task (see
+    /// `StartingResponder`); `otherwise` serves the rest in a worker.
+    public mutating func addStarting(_ methods: [HTTPMethod], _ pattern: String, options: RouteOptions = RouteOptions(),
+                                     _ start: @escaping StartingResponder, otherwise: @escaping Responder) {
+        add(methods, pattern, options: options, endpoint: .starting(start, otherwise: otherwise))
         writableTable().hasImmediateRoutes = true
     }
 

@@ -50,6 +50,9 @@ final class HTTPConnection: EventLoopHandler {
     /// request pipelined behind it goes to that worker next. Set by the
     /// worker only; an answer given at once has no worker to come back.
     var answering = false
+    /// How many requests this connection has started: an answer promised
+    /// `later` names its request by this number.
+    private(set) var requestNumber: UInt64 = 0
     /// `process` is running: a response answered at once completes inside
     /// it, and its loop moves on to the next pipelined request rather than
     /// a nested call (which a pipelined burst would nest once per request).
@@ -201,6 +204,7 @@ final class HTTPConnection: EventLoopHandler {
 
     private func startRequest(_ head: consuming HTTPRequestHead) {
         inFlight = true
+        requestNumber &+= 1
         headDeadline = 0
         idleDeadline = 0
         keepAlive = head.keepAlive && !owner.draining
@@ -219,13 +223,23 @@ final class HTTPConnection: EventLoopHandler {
         switch head.framing {
         case .none:
             let request = HTTPRequest(head: consume head, body: .empty, peer: peer)
-            if let immediate = owner.immediate, let answer = immediate(request) {
-                // Nothing comes between the head and its `.end`.
-                bodyComplete = true
-                answerAtOnce(answer)
-            } else {
-                owner.workers.submit(request, from: self)
+            if let immediate = owner.immediate {
+                switch immediate(request, HTTPLaterAnswer(connection: self, request: requestNumber)) {
+                case .now(let answer):
+                    // Nothing comes between the head and its `.end`.
+                    bodyComplete = true
+                    owner.stats.answeredWithoutTask.add(1, ordering: .relaxed)
+                    answerAtOnce(answer)
+                    return
+                case .later:
+                    bodyComplete = true
+                    owner.stats.answeredWithoutTask.add(1, ordering: .relaxed)
+                    return
+                case .declined:
+                    break
+                }
             }
+            owner.workers.submit(request, from: self)
             return
         case .contentLength(let length):
             bodyStream = RequestBodyStream { [bound = LoopBound(self, loop: loop)] in bound.withValue { $0.bodyDemanded() } }
@@ -235,6 +249,14 @@ final class HTTPConnection: EventLoopHandler {
             body = HTTPRequestBody(stream: bodyStream, declaredLength: nil)
         }
         owner.workers.submit(HTTPRequest(head: consume head, body: body, peer: peer), from: self)
+    }
+
+    /// Sends an answer promised `later` for request `number`; dropped when
+    /// that request is no longer the one in flight (the connection closed).
+    func answerLater(_ response: HTTPResponse, request number: UInt64) {
+        loop.assertInLoop()
+        guard number == requestNumber, inFlight else { return }
+        answerAtOnce(response)
     }
 
     /// Sends what the immediate responder answered. A streamed body still
@@ -317,5 +339,40 @@ final class HTTPConnection: EventLoopHandler {
     func drain() {
         keepAlive = false
         if !inFlight, !lingering { close() }
+    }
+}
+
+/// Where an answer an `HTTPImmediateResponder` promised `later` goes: the
+/// connection its request came on. Send once; an answer for a connection
+/// that has closed since, or a second one, is dropped.
+/// `@unchecked Sendable`: the connection is touched only on its loop's
+/// thread; `send` from any other queues the answer there.
+public struct HTTPLaterAnswer: @unchecked Sendable {
+    private enum Target {
+        case connection(HTTPConnection, request: UInt64)
+        case handler(@Sendable (HTTPResponse) -> Void)
+    }
+
+    private let target: Target
+
+    init(connection: HTTPConnection, request: UInt64) {
+        target = .connection(connection, request: request)
+    }
+
+    /// An answer that goes to `handler` instead of a connection (a
+    /// responder's tests).
+    public init(_ handler: @escaping @Sendable (HTTPResponse) -> Void) {
+        target = .handler(handler)
+    }
+
+    /// Sends at once on the connection's loop thread, else queues it there.
+    public func send(_ response: HTTPResponse) {
+        switch target {
+        case .connection(let connection, let request):
+            guard connection.loop.inLoop else { return connection.loop.execute { [self] in send(response) } }
+            connection.answerLater(response, request: request)
+        case .handler(let handler):
+            handler(response)
+        }
     }
 }

@@ -9,11 +9,25 @@ import System
 /// crashes converting a plain `async` function reference to this type).
 public typealias HTTPResponder = nonisolated(nonsending) @Sendable (HTTPRequest) async -> HTTPResponse
 
-/// Answers a request without a body at once, on the loop thread, when it
-/// can do so without suspending; nil hands the request to the
-/// `HTTPResponder` instead. An answer given here costs no task: no worker
-/// is woken, no executor switch happens (see `RequestWorkers`).
-public typealias HTTPImmediateResponder = @Sendable (HTTPRequest) -> HTTPResponse?
+/// Asked first about each request without a body, on the loop thread as
+/// it arrives: answers it now, promises an answer `later` through the
+/// `HTTPLaterAnswer` it is given, or declines it (the request then goes to
+/// the `HTTPResponder`). An answer given here, now or later, costs no
+/// task: no worker is woken, no executor switch happens (see
+/// `RequestWorkers`).
+public typealias HTTPImmediateResponder = @Sendable (HTTPRequest, HTTPLaterAnswer) -> HTTPImmediateAnswer
+
+/// What an `HTTPImmediateResponder` says about a request.
+public enum HTTPImmediateAnswer: Sendable {
+    /// The answer.
+    case now(HTTPResponse)
+    /// The responder keeps the `HTTPLaterAnswer` and sends the answer
+    /// through it, once, from the connection's loop thread, after
+    /// returning (a callback from an upstream exchange on that loop).
+    case later
+    /// The request goes to the `HTTPResponder`.
+    case declined
+}
 
 /// Everything an HTTP listener needs to know; every default lives here.
 public struct HTTPServerConfiguration: Sendable {

@@ -11,6 +11,9 @@ public final class HTTPServerStats: Sendable {
     public let timeouts = Atomic<Int>(0)
     /// Tasks started to answer requests; each answers many in turn.
     public let workersStarted = Atomic<Int>(0)
+    /// Requests the immediate responder answered on the loop thread, now
+    /// or later, without a task.
+    public let answeredWithoutTask = Atomic<Int>(0)
 
     public init() {}
 }

@@ -116,7 +116,8 @@ public final class HTTPClient: Sendable {
         let pool = pickPool()
         let id = nextID.add(1, ordering: .relaxed).oldValue
         guard request.followsTaskCancellation else {
-            return try await withUnsafeContinuation { (waiter: UpstreamExchange.Waiter) in
+            return try await withUnsafeContinuation { continuation in
+                let waiter = UpstreamExchange.Waiter.task(continuation)
                 if pool.loop.inLoop {
                     pool.start(id: id, target: target, request: request, body: body, waiter: waiter)
                 } else {
@@ -126,7 +127,8 @@ public final class HTTPClient: Sendable {
         }
         let cancelled = CancellationFlag()
         let result = await withTaskCancellationHandler {
-            await withUnsafeContinuation { (waiter: UpstreamExchange.Waiter) in
+            await withUnsafeContinuation { continuation in
+                let waiter = UpstreamExchange.Waiter.task(continuation)
                 @Sendable func start(_ pool: UpstreamPool) {
                     if cancelled.isSet { return waiter.resume(returning: .failure(.cancelled)) }
                     pool.start(id: id, target: target, request: request, body: body, waiter: waiter)
@@ -143,6 +145,37 @@ public final class HTTPClient: Sendable {
         return try result.get()
     }
 
+    /// Called with an upstream answer's head, or why there is none.
+    public typealias HeadHandler = @Sendable (Result<HTTPClientStreamingResponse, HTTPClientError>) -> Void
+
+    /// Whether `startOnLoop` can take a request made on `base` from the
+    /// calling thread: the client's own connections serve the base, and
+    /// the thread is one of the client's loops.
+    public func startsOnLoop(_ base: HTTPClientBase) -> Bool {
+        configuration.ownPlainHTTP && base.plain != nil && ownPool() != nil
+    }
+
+    /// `stream` without a task, from a thread `startsOnLoop` accepted, for
+    /// a request on such a base without a body: starts it, and calls
+    /// `onHead` once on this loop, after returning (never inside this
+    /// call), with the head or the failure. The task that `stream` would
+    /// suspend, resume and switch executors for is not needed: the loop
+    /// calls the handler as it runs any other queued work. A request the
+    /// client's own connections cannot take fails as `.invalidRequest`.
+    public func startOnLoop(_ request: HTTPClientRequest, onHead: @escaping HeadHandler) {
+        guard let pool = ownPool() else { preconditionFailure("startOnLoop called off the client's loops") }
+        let waiter = UpstreamExchange.Waiter.handler(pool.loop, onHead)
+        guard configuration.ownPlainHTTP, !request.decodeContentEncoding, request.body == nil,
+              let target = request.plainTarget else { return waiter.resume(returning: .failure(.invalidRequest)) }
+        do {
+            try RequestValidation.check(request)
+        } catch {
+            return waiter.resume(returning: .failure(error))
+        }
+        pool.start(id: nextID.add(1, ordering: .relaxed).oldValue, target: target, request: request, body: nil,
+                   waiter: waiter)
+    }
+
     /// Ends every running transfer with `.cancelled`, closes every pooled
     /// connection and frees libcurl's handles. Later calls fail with
     /// `.cancelled`. The loops must still be running.
@@ -157,9 +190,14 @@ public final class HTTPClient: Sendable {
 
     /// The calling thread's own loop's pool when it is one of ours, else the next.
     private func pickPool() -> UpstreamPool {
+        ownPool() ?? pools[cursor.add(1, ordering: .relaxed).oldValue % pools.count]
+    }
+
+    /// The calling thread's own loop's pool, when it is one of ours.
+    private func ownPool() -> UpstreamPool? {
         // By index: a `for` over the pools retained each one it passed.
         for index in pools.indices where pools[index].loop.inLoop { return pools[index] }
-        return pools[cursor.add(1, ordering: .relaxed).oldValue % pools.count]
+        return nil
     }
 
     /// The calling thread's own loop when it is one of ours, else the next.

@@ -1,13 +1,27 @@
 import HTTP
+import System
 
 /// One streamed request on the client's own connections: what goes out,
 /// where the answer goes, and who waits for its head. Loop-confined, like
 /// the connection that carries it.
 final class UpstreamExchange {
-    /// Unchecked: one per proxied request, and a checked one allocates.
-    /// Whoever resumes it takes it out of `waiter` first, on the pool's
-    /// loop, so it is resumed exactly once.
-    typealias Waiter = UnsafeContinuation<Result<HTTPClientStreamingResponse, HTTPClientError>, Never>
+    /// Who waits for the head: a task, or a handler on the pool's loop
+    /// (`HTTPClient.startOnLoop`). Whoever resumes it takes it out of
+    /// `waiter` first, on the pool's loop, so it is resumed exactly once.
+    enum Waiter {
+        /// Unchecked: one per proxied request, and a checked one allocates.
+        case task(UnsafeContinuation<Result<HTTPClientStreamingResponse, HTTPClientError>, Never>)
+        /// Called on `loop` after the current event's handling, never
+        /// from inside the pool or a connection while their state changes.
+        case handler(EventLoop, HTTPClient.HeadHandler)
+
+        func resume(returning result: Result<HTTPClientStreamingResponse, HTTPClientError>) {
+            switch self {
+            case .task(let continuation): continuation.resume(returning: result)
+            case .handler(let loop, let handler): loop.execute { handler(result) }
+            }
+        }
+    }
 
     let id: UInt64
     let target: PlainHTTPTarget

@@ -10,14 +10,14 @@ import TestSupport
 @Suite("HTTP server immediate answers")
 struct ServerImmediateTests {
     /// Answers paths under `/now/` at once and declines the rest.
-    static let immediate: HTTPImmediateResponder = { request in
-        request.path.hasPrefix("/now/") ? .text("now " + request.path.dropFirst(5)) : nil
+    static let immediate: HTTPImmediateResponder = { request, _ in
+        request.path.hasPrefix("/now/") ? .now(.text("now " + request.path.dropFirst(5))) : .declined
     }
 
     static func start(loops: Int = 1, asked: Asked? = nil, handled: Asked? = nil) async throws -> TestServer {
-        try await TestServer.start(loops: loops, immediate: { request in
+        try await TestServer.start(loops: loops, immediate: { request, later in
             asked?.count.add(1, ordering: .relaxed)
-            return Self.immediate(request)
+            return Self.immediate(request, later)
         }) { request in
             handled?.count.add(1, ordering: .relaxed)
             let body = try? await request.body.collect(upTo: 1024)
@@ -121,11 +121,11 @@ struct ServerImmediateTests {
     /// A request declined by the immediate responder, pipelined behind a
     /// streamed answer, gets a worker: the streamed answer's task is not one.
     @Test func aDeclinedRequestBehindAStreamedAnswerGetsAWorker() async throws {
-        let server = try await TestServer.start(loops: 1, immediate: { request in
-            guard request.path == "/s" else { return nil }
-            return HTTPResponse(status: .ok, body: .stream(length: nil) { writer in
+        let server = try await TestServer.start(loops: 1, immediate: { request, _ in
+            guard request.path == "/s" else { return .declined }
+            return .now(HTTPResponse(status: .ok, body: .stream(length: nil) { writer in
                 try await writer.write(Array("streamed".utf8))
-            })
+            }))
         }) { request in .text("later \(request.path)") }
         let client = try server.client()
         await client.send("GET /s HTTP/1.1\r\nHost: a\r\n\r\nGET /x HTTP/1.1\r\nHost: a\r\n\r\n")
@@ -135,10 +135,10 @@ struct ServerImmediateTests {
     }
 
     @Test func aStreamedBodyIsProducedByATaskOfItsOwn() async throws {
-        let server = try await TestServer.start(loops: 1, immediate: { _ in
-            HTTPResponse(status: .ok, body: .stream(length: nil) { writer in
+        let server = try await TestServer.start(loops: 1, immediate: { _, _ in
+            .now(HTTPResponse(status: .ok, body: .stream(length: nil) { writer in
                 for piece in ["one ", "two ", "three"] { try await writer.write(Array(piece.utf8)) }
-            })
+            }))
         }) { _ in .text("never") }
         let client = try server.client()
         await client.send("GET /a HTTP/1.1\r\nHost: a\r\n\r\n")

@@ -12,8 +12,10 @@ import Synchronization
 /// path prefix onto an upstream base URL and attaches the token its mode
 /// names. Bodies stream both ways under back-pressure, so memory stays
 /// bounded at any size; the upstream's answer is relayed unchanged except
-/// for hop-by-hop headers and the gateway's own cookies.
-struct APIProxy: Sendable {
+/// for hop-by-hop headers and the gateway's own cookies. A class: the
+/// callbacks of an answer started without a task each keep it, and a
+/// reference is retained once where a copy retained every field.
+final class APIProxy: Sendable {
     let upstreams: HTTPClient
     let sessions: SessionManager
     let refresher: RefreshCoordinator?
@@ -50,8 +52,50 @@ struct APIProxy: Sendable {
             let base = upstreams.base(route.upstream.description)
             // One route for all its methods; the router answers HEAD with GET.
             let answered = methods.filter { $0 != .head || !methods.contains(.get) }
-            router.add(answered, route.prefix + "*", options: options) { request, context in
+            router.addStarting(answered, route.prefix + "*", options: options) { [self] request in
+                start(request, route: route, base: base)
+            } otherwise: { [self] request, context in
                 try await forward(request, route: route, base: base, context: context)
+            }
+        }
+    }
+
+    /// `forward`'s usual case without a task (see `StartingResponder`):
+    /// a request without a body, whose path goes upstream as it is, whose
+    /// token is at hand (none is needed, or the session from memory holds
+    /// one that needs no refresh), on one of the upstream client's loops.
+    /// Nil for anything else, which `forward` serves: the same checks and
+    /// answers, the same upstream request.
+    func start(_ request: HTTPRequest, route: RouteConfig, base: HTTPClientBase) -> AnswerStart? {
+        guard request.body.declaredLength == 0, upstreams.startsOnLoop(base) else { return nil }
+        let path = request.path
+        guard Self.isBelow(path, prefix: route.prefix) else { return nil }
+        let rest = Substring(path.utf8.dropFirst(route.prefix.utf8.count))
+        guard Self.targetProblem(path: rest, query: request.head.query) == nil else { return nil }
+        let token: Secret?
+        switch route.token {
+        case .none:
+            token = nil
+        case .client:
+            return nil
+        case .user, .userOrAnonymous:
+            guard let refresher, case .found(let session)? = sessions.lookupAtOnce(request),
+                  let usable = refresher.usableToken(session, audience: route.resource) else { return nil }
+            token = usable
+        }
+        // Made now, before the stages' `prepare` (nothing here acts): the
+        // start then keeps the upstream request, not the browser's.
+        let client = addresses.clientAddress(peer: request.peer?.ip ?? .v4(0x7F00_0001), headers: request.headers)
+        let upstreamRequest = upstreamRequest(request, rest: rest, base: base, token: token, client: client)
+        let head = request.method == .head
+        return { [self] context, done in
+            upstreams.startOnLoop(upstreamRequest) { [self] result in
+                switch result {
+                case .success(let response):
+                    relay(response, head: head, context: context, done)
+                case .failure(let error):
+                    done(.failure(Self.failure(error, context: context)))
+                }
             }
         }
     }
@@ -72,15 +116,6 @@ struct APIProxy: Sendable {
         var extraCookies: [String] = []
         let token = try await token(for: route, request, client: client, context: context, expiredCookies: &extraCookies)
 
-        let query = request.head.query
-        var suffix = ""
-        suffix.reserveCapacity(rest.utf8.count + 1 + (query?.utf8.count ?? 0))
-        suffix += rest
-        if let query {
-            suffix += "?"
-            suffix += query
-        }
-        let headers = upstreamHeaders(request.headers, token: token, client: client)
         let limit = route.maxBodyBytes ?? .max
         let upload: UploadProgress? = request.body.declaredLength == 0 ? nil : UploadProgress()
         let body: HTTPClientRequestBody? = upload.map { upload in
@@ -95,8 +130,7 @@ struct APIProxy: Sendable {
                 }
             }
         }
-        var upstreamRequest = HTTPClientRequest(method: request.method, base: base, appending: suffix, headers: headers,
-                                                timeout: timeout)
+        var upstreamRequest = upstreamRequest(request, rest: rest, base: base, token: token, client: client)
         // Request workers are never cancelled (a browser that goes away
         // fails the response's writes instead); the timeout bounds the wait.
         upstreamRequest.followsTaskCancellation = false
@@ -138,6 +172,23 @@ struct APIProxy: Sendable {
                 return nil
             }
         }
+    }
+
+    /// The request to the upstream: `rest` of the path and the query
+    /// after the route's base, the browser's fields as `upstreamHeaders`
+    /// makes them.
+    private func upstreamRequest(_ request: HTTPRequest, rest: Substring, base: HTTPClientBase, token: Secret?,
+                                 client: IPAddress) -> HTTPClientRequest {
+        let query = request.head.query
+        var suffix = ""
+        suffix.reserveCapacity(rest.utf8.count + 1 + (query?.utf8.count ?? 0))
+        suffix += rest
+        if let query {
+            suffix += "?"
+            suffix += query
+        }
+        return HTTPClientRequest(method: request.method, base: base, appending: suffix,
+                                 headers: upstreamHeaders(request.headers, token: token, client: client), timeout: timeout)
     }
 
     // MARK: Headers
@@ -192,6 +243,48 @@ struct APIProxy: Sendable {
     /// function alone: no second buffer, no field copied.
     func relay(_ response: consuming HTTPClientStreamingResponse, head: Bool, extraCookies: [String],
                context: RequestContext) async throws -> HTTPResponse {
+        switch relayed(response, head: head, extraCookies: extraCookies) {
+        case .answer(let answer):
+            return answer
+        case .collect(let status, let headers, let body):
+            do {
+                return HTTPResponse(status: status, headers: headers, bytes: try await body.collect(upTo: Self.smallBodyBytes))
+            } catch {
+                throw Self.failure(error, context: context)
+            }
+        }
+    }
+
+    /// `relay` for an answer started without a task: the answer goes to
+    /// `done`, from a task of its own only when a small body must still
+    /// be collected (it did not come with the head).
+    private func relay(_ response: consuming HTTPClientStreamingResponse, head: Bool, context: RequestContext,
+                       _ done: @escaping AnswerHandler) {
+        switch relayed(response, head: head, extraCookies: []) {
+        case .answer(let answer):
+            done(.success(answer))
+        case .collect(let status, let headers, let body):
+            Task {
+                let bytes: [UInt8]
+                do throws(HTTPClientError) {
+                    bytes = try await body.collect(upTo: Self.smallBodyBytes)
+                } catch {
+                    return done(.failure(Self.failure(error, context: context)))
+                }
+                done(.success(HTTPResponse(status: status, headers: headers, bytes: bytes)))
+            }
+        }
+    }
+
+    /// The browser's answer as far as it can be made without waiting: the
+    /// answer, or its status and filtered fields with a small sized body
+    /// still to be collected.
+    private enum Relayed {
+        case answer(HTTPResponse)
+        case collect(HTTPStatus, HTTPHeaders, HTTPClientResponseBody)
+    }
+
+    private func relayed(_ response: consuming HTTPClientStreamingResponse, head: Bool, extraCookies: [String]) -> Relayed {
         let (status, body) = (response.status, response.body)
         var headers = response.headers
         _ = consume response
@@ -212,18 +305,13 @@ struct APIProxy: Sendable {
         for cookie in extraCookies { headers.add("Set-Cookie", cookie) }
         if let length, length <= Self.smallBodyBytes, !head, status.allowsBody {
             if let whole = body.takeWhole(upTo: Self.smallBodyBytes) {
-                return HTTPResponse(status: status, headers: headers, bytes: whole)
+                return .answer(HTTPResponse(status: status, headers: headers, bytes: whole))
             }
-            do {
-                return HTTPResponse(status: status, headers: headers,
-                                    bytes: try await body.collect(upTo: Self.smallBodyBytes))
-            } catch {
-                throw Self.failure(error, context: context)
-            }
+            return .collect(status, headers, body)
         }
-        return HTTPResponse(status: status, headers: headers, body: .stream(length: length) { writer in
+        return .answer(HTTPResponse(status: status, headers: headers, body: .stream(length: length) { writer in
             for try await piece in body { try await writer.write(piece) }
-        })
+        }))
     }
 
     /// A `Set-Cookie` for one of the gateway's own cookie names: an API
