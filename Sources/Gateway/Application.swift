@@ -20,6 +20,13 @@ public struct Application: Sendable {
     /// needs no CSRF check: it gets its 404 or 405 as such.
     static let unmatched = RouteOptions(maxBodyBytes: .max, csrf: false)
     static let unmatchedLabel = RouteLabel("unmatched")
+    static let notFoundRoute = unmatchedRoute(RequestContext.notFound)
+
+    /// What a context names as its route when no route matched.
+    static func unmatchedRoute(_ endpoint: RouteEndpoint) -> Router.Route {
+        Router.Route(methods: [], pattern: "unmatched", label: unmatchedLabel, segments: [], prefix: false,
+                     options: unmatched, endpoint: endpoint, order: 0)
+    }
 
     /// Every route registered, for checks against the OpenAPI document.
     public var routes: [(method: HTTPMethod, pattern: String)] { router.registered }
@@ -54,13 +61,14 @@ public struct Application: Sendable {
     public func respondImmediately(_ request: HTTPRequest, _ later: HTTPLaterAnswer) -> HTTPImmediateAnswer {
         let match = router.match(request.method, path: request.path)
         var start: AnswerStart?
-        switch match {
-        case .found(_, _, _, _, .immediate):
+        guard case .found(let route, _) = match else { return .declined }
+        switch route.endpoint {
+        case .immediate:
             break
-        case .found(_, _, _, _, .starting(let responder, _)):
+        case .starting(let responder, _):
             guard let begun = responder(request) else { return .declined }
             start = begun
-        default:
+        case .suspending:
             return .declined
         }
         let context = context(for: request, match)
@@ -109,17 +117,13 @@ public struct Application: Sendable {
     private func context(for request: HTTPRequest, _ match: consuming Router.Match) -> RequestContext {
         let id = requestIDs.nextID()
         switch consume match {
-        case .found(let pattern, let label, let parameters, let options, let endpoint):
-            return RequestContext(id: id, logger: logger, peer: request.peer, routePattern: pattern, routeLabel: label,
-                                  parameters: parameters, routeOptions: options, endpoint: endpoint)
+        case .found(let route, let parameters):
+            return RequestContext(id: id, logger: logger, peer: request.peer, route: route, parameters: parameters)
         case .methodNotAllowed(let allowed):
-            return RequestContext(id: id, logger: logger, peer: request.peer, routePattern: "unmatched",
-                                  routeLabel: Self.unmatchedLabel, parameters: [:], routeOptions: Self.unmatched,
-                                  endpoint: .immediate { _, _ in throw GatewayError.methodNotAllowed(allowed) })
+            return RequestContext(id: id, logger: logger, peer: request.peer, route: Self.unmatchedRoute(
+                .immediate { _, _ in throw GatewayError.methodNotAllowed(allowed) }), parameters: [:])
         case .notFound:
-            return RequestContext(id: id, logger: logger, peer: request.peer, routePattern: "unmatched",
-                                  routeLabel: Self.unmatchedLabel, parameters: [:], routeOptions: Self.unmatched,
-                                  endpoint: RequestContext.notFound)
+            return RequestContext(id: id, logger: logger, peer: request.peer, route: Self.notFoundRoute, parameters: [:])
         }
     }
 

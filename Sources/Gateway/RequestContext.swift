@@ -14,39 +14,41 @@ public struct RequestContext: Sendable {
     /// request that logs nothing pays nothing for it.
     public var logger: Logger { baseLogger.with("requestId", .string(requestID)) }
     public let peer: SocketAddress?
+    /// The route the router chose: one reference for its pattern, label,
+    /// options and endpoint (a context is copied into the callbacks of an
+    /// answer started without a task, and each field was retained).
+    let route: Router.Route
     /// The matched route's pattern (`/bff/passkeys/{id}`), for logs and
     /// metrics: never the raw path, which may carry identifiers.
-    public var routePattern: String
+    public var routePattern: String { route.pattern }
     /// The pattern as the label metrics are kept by.
-    public var routeLabel: RouteLabel
-    public var parameters: [String: String]
+    public var routeLabel: RouteLabel { route.label }
+    public let parameters: [String: String]
     /// The matched route's options (body limit, …).
-    public var routeOptions: RouteOptions
+    public var routeOptions: RouteOptions { route.options }
     /// The endpoint the router chose; `Application` calls it after the stages' `prepare`.
-    var endpoint: RouteEndpoint
+    var endpoint: RouteEndpoint { route.endpoint }
     /// When the application took the request up (`MonotonicClock`, ns).
     public let received: UInt64
 
     /// Every field at once: a context built field by field after its
     /// initialiser is copied once more on the way.
-    init(id: RequestID, logger: Logger, peer: SocketAddress?, routePattern: String, routeLabel: RouteLabel? = nil,
-         parameters: [String: String], routeOptions: RouteOptions, endpoint: RouteEndpoint,
+    init(id: RequestID, logger: Logger, peer: SocketAddress?, route: Router.Route, parameters: [String: String],
          received: UInt64 = MonotonicClock.now()) {
         self.id = id
         baseLogger = logger
         self.peer = peer
-        self.routePattern = routePattern
-        self.routeLabel = routeLabel ?? RouteLabel(routePattern)
+        self.route = route
         self.parameters = parameters
-        self.routeOptions = routeOptions
-        self.endpoint = endpoint
         self.received = received
     }
 
     init(requestID: String, logger: Logger, peer: SocketAddress?, routePattern: String, parameters: [String: String],
          routeOptions: RouteOptions, endpoint: RouteEndpoint) {
-        self.init(id: RequestID(requestID), logger: logger, peer: peer, routePattern: routePattern, parameters: parameters,
-                  routeOptions: routeOptions, endpoint: endpoint)
+        self.init(id: RequestID(requestID), logger: logger, peer: peer,
+                  route: Router.Route(methods: [], pattern: routePattern, segments: [], prefix: false,
+                                      options: routeOptions, endpoint: endpoint, order: 0),
+                  parameters: parameters)
     }
 
     /// The endpoint of a request no route serves.

@@ -25,7 +25,7 @@ public struct RouteOptions: Sendable {
 public struct Router: Sendable {
     /// A class: matching walks every route, and a struct of six fields
     /// would be copied (and each field retained) at every step.
-    final class Route: Sendable {
+    public final class Route: Sendable {
         /// The methods it answers (a GET route answers HEAD too). Usually
         /// one; a proxy prefix answers several with one route, so matching
         /// visits it once rather than once per method.
@@ -40,12 +40,12 @@ public struct Router: Sendable {
         /// Its place in registration order, which breaks ties between matches.
         let order: Int
 
-        init(methods: [HTTPMethod], pattern: String, segments: [Segment], prefix: Bool, options: RouteOptions,
-             endpoint: RouteEndpoint, order: Int) {
+        init(methods: [HTTPMethod], pattern: String, label: RouteLabel? = nil, segments: [Segment], prefix: Bool,
+             options: RouteOptions, endpoint: RouteEndpoint, order: Int) {
             self.order = order
             self.methods = methods
             self.pattern = pattern
-            label = RouteLabel(pattern)
+            self.label = label ?? RouteLabel(pattern)
             self.segments = segments
             self.prefix = prefix
             self.options = options
@@ -61,7 +61,9 @@ public struct Router: Sendable {
 
     /// The outcome of matching a request.
     public enum Match: Sendable {
-        case found(pattern: String, label: RouteLabel, parameters: [String: String], options: RouteOptions, endpoint: RouteEndpoint)
+        /// The route itself, not copies of its fields: a copy of the match,
+        /// and of the context made from it, retains one reference.
+        case found(Route, parameters: [String: String])
         case methodNotAllowed([HTTPMethod])
         case notFound
     }
@@ -188,8 +190,7 @@ public struct Router: Sendable {
         if table.literalLengths & Self.lengthBit(path.utf8.count) != 0, let exact = table.literal[path],
            let route = exact.first(where: { $0.methods.contains(method) })
                ?? (method == .head ? exact.first { $0.methods.contains(.get) } : nil) {
-            return .found(pattern: route.pattern, label: route.label, parameters: [:], options: route.options,
-                          endpoint: route.endpoint)
+            return .found(route, parameters: [:])
         }
         // The segments as byte ranges of the path, on the stack: an array
         // of substrings was a fifth of the router's cost per request.
@@ -225,8 +226,7 @@ public struct Router: Sendable {
             }
         }
         if let best {
-            return .found(pattern: best.route.pattern, label: best.route.label, parameters: best.parameters,
-                          options: best.route.options, endpoint: best.route.endpoint)
+            return .found(best.route, parameters: best.parameters)
         }
         // No route for this method: which methods the path has, if any.
         var allowed: [HTTPMethod] = []

@@ -55,7 +55,7 @@ import Testing
 
     static func describe(_ match: Router.Match) -> String {
         switch match {
-        case .found(let pattern, _, let parameters, _, _): "found \(pattern) \(parameters.sorted { $0.key < $1.key })"
+        case .found(let route, let parameters): "found \(route.pattern) \(parameters.sorted { $0.key < $1.key })"
         case .methodNotAllowed(let allowed): "405 \(allowed)"
         case .notFound: "404"
         }

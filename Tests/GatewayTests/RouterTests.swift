@@ -17,7 +17,7 @@ struct RouterTests {
     }
 
     static func pattern(_ match: Router.Match) -> String? {
-        if case .found(let pattern, _, _, _, _) = match { return pattern }
+        if case .found(let route, _) = match { return route.pattern }
         return nil
     }
 
@@ -51,7 +51,7 @@ struct RouterTests {
     }
 
     @Test func bindsPathParameters() {
-        guard case .found(_, _, let parameters, _, _) = Self.router().match(.delete, path: "/bff/passkeys/k-1") else {
+        guard case .found(_, let parameters) = Self.router().match(.delete, path: "/bff/passkeys/k-1") else {
             Issue.record("no match")
             return
         }
