@@ -195,9 +195,12 @@ public final class HTTPClient: Sendable {
 
     /// The calling thread's own loop's pool, when it is one of ours.
     private func ownPool() -> UpstreamPool? {
-        // By index: a `for` over the pools retained each one it passed.
-        for index in pools.indices where pools[index].loop.inLoop { return pools[index] }
-        return nil
+        // Over the buffer, by index: a `for` over the array retained each
+        // pool it passed, and indexing the array retained each it tried.
+        pools.withUnsafeBufferPointer { pools in
+            for index in pools.indices where pools[index].loop.inLoop { return pools[index] }
+            return nil
+        }
     }
 
     /// The calling thread's own loop when it is one of ours, else the next.
