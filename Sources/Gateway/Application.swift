@@ -51,7 +51,7 @@ public struct Application: Sendable {
                 outcome = .failure(error)
             }
         }
-        return Self.finish(pipeline, request, context, prepared: prepared, outcome: &outcome)
+        return Self.finish(pipeline, request, context, prepared: prepared, outcome: consume outcome)
     }
 
     /// Answers on the loop thread, without a task: now when the route's
@@ -80,9 +80,9 @@ public struct Application: Sendable {
             // The pipeline alone is kept, not the application: each of its
             // fields would be retained.
             let pipeline = pipeline
-            start(context) { result in
-                var outcome = result
-                later.send(Self.finish(pipeline, request, context, prepared: prepared, outcome: &outcome))
+            start(context) { (result: consuming Result<HTTPResponse, any Error>) in
+                var outcome = consume result
+                later.send(Self.finish(pipeline, request, context, prepared: prepared, outcome: consume outcome))
             }
             return .later
         } else if case .immediate(let responder) = context.endpoint {
@@ -90,16 +90,17 @@ public struct Application: Sendable {
         } else {
             outcome = .failure(GatewayError.internalError)
         }
-        return .now(Self.finish(pipeline, request, context, prepared: prepared, outcome: &outcome))
+        return .now(Self.finish(pipeline, request, context, prepared: prepared, outcome: consume outcome))
     }
 
     /// The stages' `finish`, then the request id; an error no stage
     /// rendered becomes a bare 500.
     private static func finish(_ pipeline: Pipeline, _ request: HTTPRequest, _ context: RequestContext, prepared: Int,
-                               outcome: inout Result<HTTPResponse, any Error>) -> HTTPResponse {
+                               outcome: consuming Result<HTTPResponse, any Error>) -> HTTPResponse {
         pipeline.finish(request, context, prepared: prepared, outcome: &outcome)
+        // Moved out, so the header buffer has one owner for the request id.
         var response: HTTPResponse
-        switch outcome {
+        switch consume outcome {
         case .success(let answer): response = answer
         case .failure: response = GatewayError.internalError.response
         }

@@ -101,8 +101,10 @@ public typealias StartingResponder = @Sendable (HTTPRequest) -> AnswerStart?
 /// loop thread, after returning: never inside the call.
 public typealias AnswerStart = @Sendable (RequestContext, @escaping AnswerHandler) -> Void
 
-/// Takes the outcome of a started answer (see `AnswerStart`).
-public typealias AnswerHandler = @Sendable (Result<HTTPResponse, any Error>) -> Void
+/// Takes the outcome of a started answer (see `AnswerStart`), consuming
+/// it: the response's header buffer then has one owner, and the request
+/// id is added to it in place.
+public typealias AnswerHandler = @Sendable (consuming Result<HTTPResponse, any Error>) -> Void
 
 /// What a route runs.
 public enum RouteEndpoint: Sendable {

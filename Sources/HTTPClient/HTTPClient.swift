@@ -146,7 +146,9 @@ public final class HTTPClient: Sendable {
     }
 
     /// Called with an upstream answer's head, or why there is none.
-    public typealias HeadHandler = @Sendable (Result<HTTPClientStreamingResponse, HTTPClientError>) -> Void
+    /// Takes the result (`consuming`): the header buffer then has one
+    /// owner, and filtering its fields in place copies nothing.
+    public typealias HeadHandler = @Sendable (consuming Result<HTTPClientStreamingResponse, HTTPClientError>) -> Void
 
     /// Whether `startOnLoop` can take a request made on `base` from the
     /// calling thread: the client's own connections serve the base, and

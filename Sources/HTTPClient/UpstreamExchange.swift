@@ -17,9 +17,31 @@ final class UpstreamExchange {
 
         func resume(returning result: Result<HTTPClientStreamingResponse, HTTPClientError>) {
             switch self {
-            case .task(let continuation): continuation.resume(returning: result)
-            case .handler(let loop, let handler): loop.execute { handler(result) }
+            case .task(let continuation):
+                continuation.resume(returning: result)
+            case .handler(let loop, let handler):
+                let delivery = HeadDelivery(handler, result)
+                loop.execute { delivery.run() }
             }
+        }
+    }
+
+    /// A head on its way to a handler, moved out as the handler gets it: a
+    /// copy left in the queued closure kept the header buffer shared, and
+    /// the relay's filtering in place then copied all of it.
+    /// `@unchecked Sendable`: made and run on the pool's loop thread.
+    private final class HeadDelivery: @unchecked Sendable {
+        let handler: HTTPClient.HeadHandler
+        var result: Result<HTTPClientStreamingResponse, HTTPClientError>?
+
+        init(_ handler: @escaping HTTPClient.HeadHandler, _ result: Result<HTTPClientStreamingResponse, HTTPClientError>) {
+            self.handler = handler
+            self.result = result
+        }
+
+        func run() {
+            guard let result = result.take() else { return }
+            handler(result)
         }
     }
 

@@ -89,8 +89,8 @@ final class APIProxy: Sendable {
         let upstreamRequest = upstreamRequest(request, rest: rest, base: base, token: token, client: client)
         let head = request.method == .head
         return { [self] context, done in
-            upstreams.startOnLoop(upstreamRequest) { [self] result in
-                switch result {
+            upstreams.startOnLoop(upstreamRequest) { [self] (result: consuming Result<HTTPClientStreamingResponse, HTTPClientError>) in
+                switch consume result {
                 case .success(let response):
                     relay(response, head: head, context: context, done)
                 case .failure(let error):
@@ -243,7 +243,10 @@ final class APIProxy: Sendable {
     /// function alone: no second buffer, no field copied.
     func relay(_ response: consuming HTTPClientStreamingResponse, head: Bool, extraCookies: [String],
                context: RequestContext) async throws -> HTTPResponse {
-        switch relayed(response, head: head, extraCookies: extraCookies) {
+        // Consumed, so the answer's header buffer has one owner (the
+        // request id is added to it in place).
+        let relayed = relayed(response, head: head, extraCookies: extraCookies)
+        switch consume relayed {
         case .answer(let answer):
             return answer
         case .collect(let status, let headers, let body):
@@ -260,7 +263,8 @@ final class APIProxy: Sendable {
     /// be collected (it did not come with the head).
     private func relay(_ response: consuming HTTPClientStreamingResponse, head: Bool, context: RequestContext,
                        _ done: @escaping AnswerHandler) {
-        switch relayed(response, head: head, extraCookies: []) {
+        let relayed = relayed(response, head: head, extraCookies: [])
+        switch consume relayed {
         case .answer(let answer):
             done(.success(answer))
         case .collect(let status, let headers, let body):
@@ -305,11 +309,11 @@ final class APIProxy: Sendable {
         for cookie in extraCookies { headers.add("Set-Cookie", cookie) }
         if let length, length <= Self.smallBodyBytes, !head, status.allowsBody {
             if let whole = body.takeWhole(upTo: Self.smallBodyBytes) {
-                return .answer(HTTPResponse(status: status, headers: headers, bytes: whole))
+                return .answer(HTTPResponse(status: status, headers: consume headers, bytes: whole))
             }
-            return .collect(status, headers, body)
+            return .collect(status, consume headers, body)
         }
-        return .answer(HTTPResponse(status: status, headers: headers, body: .stream(length: length) { writer in
+        return .answer(HTTPResponse(status: status, headers: consume headers, body: .stream(length: length) { writer in
             for try await piece in body { try await writer.write(piece) }
         }))
     }
