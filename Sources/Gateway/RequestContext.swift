@@ -97,8 +97,9 @@ public typealias ImmediateResponder = @Sendable (HTTPRequest, RequestContext) th
 public typealias StartingResponder = @Sendable (HTTPRequest) -> AnswerStart?
 
 /// Starts an answer after the stages' `prepare` (an upstream exchange),
-/// and calls the handler it is given with the outcome once, on the same
-/// loop thread, after returning: never inside the call.
+/// and calls the handler it is given with the outcome once, after
+/// returning (never inside the call): on the same loop thread, or from a
+/// task when the answer needed one (a small body still to collect).
 public typealias AnswerStart = @Sendable (RequestContext, @escaping AnswerHandler) -> Void
 
 /// Takes the outcome of a started answer (see `AnswerStart`), consuming

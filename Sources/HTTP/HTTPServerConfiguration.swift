@@ -22,8 +22,9 @@ public enum HTTPImmediateAnswer: Sendable {
     /// The answer.
     case now(HTTPResponse)
     /// The responder keeps the `HTTPLaterAnswer` and sends the answer
-    /// through it, once, from the connection's loop thread, after
-    /// returning (a callback from an upstream exchange on that loop).
+    /// through it once, after returning: usually from a callback on the
+    /// connection's loop thread (an upstream exchange's), where it is
+    /// written at once; from any other thread it is queued there.
     case later
     /// The request goes to the `HTTPResponder`.
     case declined
