@@ -1,7 +1,11 @@
 import Testing
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Configuration
 import HTTP
+import System
 import TestSupport
 @testable import Gateway
 
@@ -98,4 +102,65 @@ struct ProxyStartedTests {
         await harness.stop()
         await upstream.stop()
     }
+
+    /// A small sized body that comes after its head is collected by a task
+    /// of its own, and the answer still goes through the stages; one cut
+    /// short is a 502, as on a worker.
+    @Test(arguments: [("hello", 200), (nil, 502)] as [(String?, Int)])
+    func aSmallBodyThatComesAfterItsHeadIsCollected(body: String?, status: Int) async throws {
+        let upstream = try SplitUpstream(body: body)
+        let harness = try await GatewayHarness.start(gateway: {
+            $0.routes = [RouteConfig(prefix: "/split/", upstream: HTTPURL("http://127.0.0.1:\(upstream.port)/")!, token: .none)]
+        })
+        let answer = try await harness.browser().get("/split/x")
+        #expect(answer.status == status)
+        if body != nil {
+            #expect(answer.bodyText == "hello")
+            #expect(answer.header("Content-Length") == "5")
+        } else {
+            #expect(answer.json?["error"]?.stringValue == "upstream_error")
+        }
+        #expect(answer.header("X-Request-Id") != nil)
+        #expect(Self.withoutTask(harness) == 1)
+        await harness.stop()
+        upstream.stop()
+    }
+}
+
+/// An upstream that sends a sized answer's head, then, 50 ms later, its
+/// five-byte body (or closes instead), one connection at a time.
+final class SplitUpstream: Sendable {
+    private let socket: RefusingPort
+    var port: UInt16 { socket.port }
+
+    init(body: String?) throws {
+        socket = try RefusingPort()
+        guard listen(socket.fd, 8) == 0 else { throw SystemError("listen", errno: errno) }
+        let fd = socket.fd
+        Thread.detachNewThread {
+            while true {
+                let client = accept(fd, nil, nil)
+                guard client >= 0 else { return }
+                var received: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while !received.ends(with: Array("\r\n\r\n".utf8)) {
+                    let count = read(client, &buffer, buffer.count)
+                    guard count > 0 else { break }
+                    received += buffer[0..<count]
+                }
+                let head = Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\n".utf8)
+                _ = head.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+                usleep(50_000)
+                if let body { _ = Array(body.utf8).withUnsafeBytes { write(client, $0.baseAddress, $0.count) } }
+                Glibc.close(client)
+            }
+        }
+    }
+
+    /// Ends the accepting thread.
+    func stop() { shutdown(socket.fd, Int32(SHUT_RDWR)) }
+}
+
+private extension Array where Element == UInt8 {
+    func ends(with suffix: [UInt8]) -> Bool { count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix }
 }
