@@ -53,6 +53,10 @@ final class HTTPConnection: EventLoopHandler {
     /// How many requests this connection has started: an answer promised
     /// `later` names its request by this number.
     private(set) var requestNumber: UInt64 = 0
+    /// The request in flight was promised an answer `later` that has not
+    /// come: only then is a later answer taken (one for a request that was
+    /// answered now, or went to a worker, is dropped).
+    private var laterPending = false
     /// `process` is running: a response answered at once completes inside
     /// it, and its loop moves on to the next pipelined request rather than
     /// a nested call (which a pipelined burst would nest once per request).
@@ -233,6 +237,7 @@ final class HTTPConnection: EventLoopHandler {
                     return
                 case .later:
                     bodyComplete = true
+                    laterPending = true
                     owner.stats.answeredWithoutTask.add(1, ordering: .relaxed)
                     return
                 case .declined:
@@ -251,11 +256,13 @@ final class HTTPConnection: EventLoopHandler {
         owner.workers.submit(HTTPRequest(head: consume head, body: body, peer: peer), from: self)
     }
 
-    /// Sends an answer promised `later` for request `number`; dropped when
-    /// that request is no longer the one in flight (the connection closed).
+    /// Sends an answer promised `later` for request `number`; dropped
+    /// unless that request is the one in flight and still waits for it
+    /// (not when the connection has closed, or it was answered).
     func answerLater(_ response: HTTPResponse, request number: UInt64) {
         loop.assertInLoop()
-        guard number == requestNumber, inFlight else { return }
+        guard number == requestNumber, laterPending, inFlight, !closed else { return }
+        laterPending = false
         answerAtOnce(response)
     }
 

@@ -31,14 +31,7 @@ struct ProxyStartedTests {
         _ = try await SignInFlowTests.signInWithCode(harness, browser)
         // The first lookups go to the store (the first renews the idle
         // timeout, which the store's cache then reads anew); then memory.
-        var warm = false
-        for _ in 0..<50 where !warm {
-            let count = Self.withoutTask(harness)
-            #expect(try await browser.get("/api/echo").status == 200)
-            warm = Self.withoutTask(harness) > count
-            if !warm { try await Task.sleep(for: .milliseconds(10)) }
-        }
-        #expect(warm, "the session came to be served from memory")
+        #expect(try await Self.warm(harness, browser, "/api/echo"), "the session came to be served from memory")
 
         let before = Self.withoutTask(harness)
         let echoed = try await browser.get("/api/echo?x=1")
@@ -77,6 +70,67 @@ struct ProxyStartedTests {
         #expect(upstream.requests.allSatisfy { $0.header("Cookie") == nil }, "no cookie upstream")
         await harness.stop()
         await upstream.stop()
+    }
+
+    /// With a session in memory, the gateway's own paths under a route
+    /// for every path are still refused on this path: nothing goes
+    /// upstream with the user's token.
+    @Test func aRouteForEveryPathStillLeavesTheGatewaysOwnPathsAlone() async throws {
+        let upstream = try await EchoUpstream.start()
+        let harness = try await GatewayHarness.start(gateway: {
+            $0.routes = [RouteConfig(prefix: "/", upstream: upstream.url("/base/"), token: .user)]
+        })
+        let browser = harness.browser()
+        _ = try await SignInFlowTests.signInWithCode(harness, browser)
+        #expect(try await Self.warm(harness, browser, "/echo"))
+        let calls = upstream.count
+        for path in ["/bff/no-such-endpoint", "/BFF/User", "/Bff/x"] {
+            let answer = try await browser.get(path)
+            #expect(answer.status == 404, "\(path)")
+        }
+        #expect(upstream.count == calls, "none of them went upstream")
+        await harness.stop()
+        await upstream.stop()
+    }
+
+    /// A session in memory whose access token is due for a refresh is not
+    /// served on this path: the worker refreshes it once, and the upstream
+    /// gets the new token.
+    @Test func aTokenDueForRefreshGoesToAWorker() async throws {
+        let upstream = try await EchoUpstream.start()
+        // Tokens living 64 s against a 60 s skew: usable for 4 s after sign-in.
+        let harness = try await GatewayHarness.start(gateway: {
+            $0.routes = [RouteConfig(prefix: "/api/", upstream: upstream.url("/base/"), token: .user)]
+            $0.refreshSkew = .seconds(60)
+        }, simulator: { $0.tokens.accessTokenLifetimeSeconds = 64 })
+        let browser = harness.browser()
+        let signedIn = ContinuousClock.now
+        _ = try await SignInFlowTests.signInWithCode(harness, browser)
+        #expect(try await Self.warm(harness, browser, "/api/echo"))
+        let firstToken = try #require(upstream.requests.last?.bearer)
+        try await Task.sleep(until: signedIn + .milliseconds(4_500))
+
+        let refreshes = ProxyTests.refreshCalls(harness).count
+        let before = Self.withoutTask(harness)
+        #expect(try await browser.get("/api/echo").status == 200)
+        #expect(Self.withoutTask(harness) == before, "not answered on the loop")
+        #expect(ProxyTests.refreshCalls(harness).count == refreshes + 1, "refreshed once")
+        let newToken = try #require(upstream.requests.last?.bearer)
+        #expect(newToken != firstToken, "the upstream got the new token")
+        await harness.stop()
+        await upstream.stop()
+    }
+
+    /// Sends `path` until the session is served from memory (answered
+    /// without a task); false when it never is.
+    static func warm(_ harness: GatewayHarness, _ browser: Browser, _ path: String) async throws -> Bool {
+        for _ in 0..<50 {
+            let count = withoutTask(harness)
+            guard try await browser.get(path).status == 200 else { return false }
+            if withoutTask(harness) > count { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
     }
 
     /// The stages run on this path too: a request without the CSRF proof

@@ -91,6 +91,25 @@ struct ServerLaterAnswerTests {
         await server.stop()
     }
 
+    /// An answer sent through the `HTTPLaterAnswer` of a request the
+    /// responder declined is dropped: the worker's answer is the one sent.
+    @Test func anAnswerForADeclinedRequestIsDropped() async throws {
+        let kept = Kept()
+        let server = try await TestServer.start(loops: 1, immediate: { _, later in
+            kept.answers.withLock { $0.append(later) }
+            return .declined
+        }) { request in
+            try? await Task.sleep(for: .milliseconds(200))
+            return .text("worker " + request.path.dropFirst(1))
+        }
+        let client = try server.client()
+        await client.send("GET /x HTTP/1.1\r\nHost: a\r\n\r\n")
+        try await kept.wait(for: 1)
+        kept.answer(0, "stray")
+        #expect(await client.readResponses(1).first?.bodyText == "worker x")
+        await server.stop()
+    }
+
     /// A later answer with a streamed body gets a task of its own to produce it.
     @Test func aLaterStreamedBodyIsProduced() async throws {
         let server = try await TestServer.start(loops: 1, immediate: { _, later in
