@@ -24,7 +24,8 @@ public enum HTTPImmediateAnswer: Sendable {
     /// The responder keeps the `HTTPLaterAnswer` and sends the answer
     /// through it once, after returning: usually from a callback on the
     /// connection's loop thread (an upstream exchange's), where it is
-    /// written at once; from any other thread it is queued there.
+    /// written at once; from any other thread it is queued there. The
+    /// server sets no deadline while it waits: the responder must send.
     case later
     /// The request goes to the `HTTPResponder`.
     case declined
