@@ -81,7 +81,7 @@ public struct Application: Sendable {
             // fields would be retained.
             let pipeline = pipeline
             start(context) { (result: consuming Result<HTTPResponse, any Error>) in
-                var outcome = consume result
+                let outcome = consume result
                 later.send(Self.finish(pipeline, request, context, prepared: prepared, outcome: consume outcome))
             }
             return .later

@@ -1,8 +1,5 @@
 import Configuration
 import Core
-#if canImport(Glibc)
-import Glibc
-#endif
 import HTTP
 import HTTPClient
 import Sessions
@@ -233,98 +230,6 @@ final class APIProxy: Sendable {
         return headers
     }
 
-    /// Bodies up to this size with a declared length are read whole before
-    /// answering, so the answer leaves in one write; larger or unsized ones
-    /// stream.
-    static let smallBodyBytes = 64 * 1024
-
-    /// The upstream's answer as the browser's. Its fields are filtered in
-    /// their own buffer, which the consumed `response` leaves to this
-    /// function alone: no second buffer, no field copied.
-    func relay(_ response: consuming HTTPClientStreamingResponse, head: Bool, extraCookies: [String],
-               context: RequestContext) async throws -> HTTPResponse {
-        // Consumed, so the answer's header buffer has one owner (the
-        // request id is added to it in place).
-        let relayed = relayed(response, head: head, extraCookies: extraCookies)
-        switch consume relayed {
-        case .answer(let answer):
-            return answer
-        case .collect(let status, let headers, let body):
-            do {
-                return HTTPResponse(status: status, headers: headers, bytes: try await body.collect(upTo: Self.smallBodyBytes))
-            } catch {
-                throw Self.failure(error, context: context)
-            }
-        }
-    }
-
-    /// `relay` for an answer started without a task: the answer goes to
-    /// `done`, from a task of its own only when a small body must still
-    /// be collected (it did not come with the head).
-    private func relay(_ response: consuming HTTPClientStreamingResponse, head: Bool, context: RequestContext,
-                       _ done: @escaping AnswerHandler) {
-        let relayed = relayed(response, head: head, extraCookies: [])
-        switch consume relayed {
-        case .answer(let answer):
-            done(.success(answer))
-        case .collect(let status, let headers, let body):
-            Task {
-                let bytes: [UInt8]
-                do throws(HTTPClientError) {
-                    bytes = try await body.collect(upTo: Self.smallBodyBytes)
-                } catch {
-                    return done(.failure(Self.failure(error, context: context)))
-                }
-                done(.success(HTTPResponse(status: status, headers: headers, bytes: bytes)))
-            }
-        }
-    }
-
-    /// The browser's answer as far as it can be made without waiting: the
-    /// answer, or its status and filtered fields with a small sized body
-    /// still to be collected.
-    private enum Relayed {
-        case answer(HTTPResponse)
-        case collect(HTTPStatus, HTTPHeaders, HTTPClientResponseBody)
-    }
-
-    private func relayed(_ response: consuming HTTPClientStreamingResponse, head: Bool, extraCookies: [String]) -> Relayed {
-        let (status, body) = (response.status, response.body)
-        var headers = response.headers
-        _ = consume response
-        let named = Self.connectionTokens(headers, beyond: Self.responseHeadersDropped)
-        // The first Content-Length, read as the fields go by (it is not
-        // relayed: the framing is redone). A list such as `5, 5`, which the
-        // client accepts when its items agree, reads as none: it streams.
-        var length: Int?
-        var lengthSeen = false
-        headers.removeFields { name, value in
-            if !lengthSeen, HTTPHeaders.equals(name, lowercase: "content-length") {
-                lengthSeen = true
-                length = HTTPHeaders.decimal(value)
-            }
-            if Self.isNamed(name, in: Self.responseHeadersDropped, or: named) { return true }
-            return HTTPHeaders.equals(name, lowercase: "set-cookie") && isGatewayCookie(String(decoding: value, as: UTF8.self))
-        }
-        for cookie in extraCookies { headers.add("Set-Cookie", cookie) }
-        if let length, length <= Self.smallBodyBytes, !head, status.allowsBody {
-            if let whole = body.takeWhole(upTo: Self.smallBodyBytes) {
-                return .answer(HTTPResponse(status: status, headers: consume headers, bytes: whole))
-            }
-            return .collect(status, consume headers, body)
-        }
-        return .answer(HTTPResponse(status: status, headers: consume headers, body: .stream(length: length) { writer in
-            for try await piece in body { try await writer.write(piece) }
-        }))
-    }
-
-    /// A `Set-Cookie` for one of the gateway's own cookie names: an API
-    /// must not be able to replace or clear the session.
-    private func isGatewayCookie(_ value: String) -> Bool {
-        let name = Substring(value.utf8.prefix { $0 != UInt8(ascii: "=") }).trimmingSpacesAndTabs
-        return name == sessions.configuration.cookieName || name == sessions.configuration.flowCookieName
-    }
-
     /// The field names a `Connection` header lists (hop-by-hop for this
     /// message only) that `fixed` does not drop anyway. Usually none
     /// (`Connection: keep-alive`), and then nothing is allocated.
@@ -355,90 +260,6 @@ final class APIProxy: Sendable {
     /// Whether `name` is one of `fixed` or `listed`, ignoring ASCII case.
     static func isNamed(_ name: UnsafeBufferPointer<UInt8>, in fixed: FieldNameSet, or listed: [Substring]) -> Bool {
         fixed.contains(name) || listed.contains { listed in listed.withContiguousUTF8 { String.equalIgnoringASCIICase(name, $0) } }
-    }
-
-    /// Whether `path` starts with the route's `prefix` and is not under
-    /// `/bff/` (in any case), which the gateway's own endpoints use: a
-    /// route whose prefix covers it (`/`) never sends such a path upstream
-    /// with the user's token, be it a typo or a method the endpoint does
-    /// not take. By bytes, in place: the generic views' searches showed in
-    /// profiles, and both are ASCII.
-    static func isBelow(_ path: Substring, prefix: String) -> Bool {
-        path.withContiguousUTF8 { path in
-            prefix.withContiguousUTF8 { prefix in
-                guard path.count >= prefix.count, memcmp(path.baseAddress!, prefix.baseAddress!, prefix.count) == 0
-                else { return false }
-                let own: StaticString = "/bff/"
-                return !String.equalIgnoringASCIICase(
-                    UnsafeBufferPointer(rebasing: path.prefix(own.utf8CodeUnitCount)),
-                    UnsafeBufferPointer(start: own.utf8Start, count: own.utf8CodeUnitCount))
-            }
-        }
-    }
-
-    /// Why the part of a path after a route's prefix (and its query) must
-    /// not go upstream, or nil. The joined upstream path has to stay below
-    /// the route's base on any server: no `#` (libcurl would cut the URL
-    /// there), no `\` (some servers read it as `/`), no empty segment
-    /// (`//host` reads as an authority), no encoded `/`, `\` or NUL, and no
-    /// `.` or `..` segment, plain, percent-encoded, or before a `;`
-    /// parameter (`..;/`, which servlet containers resolve).
-    static func targetProblem(path: Substring, query: Substring?) -> String? {
-        if query?.utf8.contains(UInt8(ascii: "#")) == true { return "The path must not contain # or \\." }
-        // Over the contiguous bytes: indexing the generic UTF-8 view showed
-        // in profiles, and every proxied request passes here.
-        return path.withContiguousUTF8 { bytes in
-            var segmentStart = 0
-            for index in bytes.indices {
-                switch bytes[index] {
-                case UInt8(ascii: "#"), UInt8(ascii: "\\"):
-                    return "The path must not contain # or \\."
-                case UInt8(ascii: "%"):
-                    if let escaped = escapedByte(bytes, at: index),
-                       escaped == UInt8(ascii: "/") || escaped == UInt8(ascii: "\\") || escaped == 0 {
-                        return "The path must not contain an encoded /, \\ or NUL."
-                    }
-                case UInt8(ascii: "/"):
-                    if index == segmentStart { return "The path must not contain empty segments (//)." }
-                    if isDotSegment(UnsafeBufferPointer(rebasing: bytes[segmentStart..<index])) {
-                        return "The path must not contain . or .. segments."
-                    }
-                    segmentStart = index + 1
-                default:
-                    break
-                }
-            }
-            if isDotSegment(UnsafeBufferPointer(rebasing: bytes[segmentStart...])) {
-                return "The path must not contain . or .. segments."
-            }
-            return nil
-        }
-    }
-
-    /// The byte a `%XX` escape at `index` stands for, or nil when it is not one.
-    private static func escapedByte(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt8? {
-        guard index + 2 < bytes.count, let high = FormURLEncoded.hexValue(bytes[index + 1]),
-              let low = FormURLEncoded.hexValue(bytes[index + 2]) else { return nil }
-        return high << 4 | low
-    }
-
-    /// A segment that is `.` or `..`, each dot written `.` or `%2e`, up to
-    /// an optional `;` parameter.
-    private static func isDotSegment(_ segment: UnsafeBufferPointer<UInt8>) -> Bool {
-        var index = 0
-        var dots = 0
-        while index < segment.count, segment[index] != UInt8(ascii: ";") {
-            if segment[index] == UInt8(ascii: ".") {
-                index += 1
-            } else if segment[index] == UInt8(ascii: "%"), escapedByte(segment, at: index) == UInt8(ascii: ".") {
-                index += 3
-            } else {
-                return false
-            }
-            dots += 1
-            if dots > 2 { return false }
-        }
-        return dots == 1 || dots == 2
     }
 
     static func failure(_ error: HTTPClientError, context: RequestContext) -> GatewayError {

@@ -1,0 +1,99 @@
+import HTTP
+import HTTPClient
+
+/// The upstream's answer as the browser's (bff-api.md, "API proxy"): its
+/// fields filtered in place, the gateway's own cookies never relayed, a
+/// small sized body passed whole.
+extension APIProxy {
+    /// Bodies up to this size with a declared length are read whole before
+    /// answering, so the answer leaves in one write; larger or unsized ones
+    /// stream.
+    static let smallBodyBytes = 64 * 1024
+
+    /// The upstream's answer as the browser's. Its fields are filtered in
+    /// their own buffer, which the consumed `response` leaves to this
+    /// function alone: no second buffer, no field copied.
+    func relay(_ response: consuming HTTPClientStreamingResponse, head: Bool, extraCookies: [String],
+               context: RequestContext) async throws -> HTTPResponse {
+        // Consumed, so the answer's header buffer has one owner (the
+        // request id is added to it in place).
+        let relayed = relayed(response, head: head, extraCookies: extraCookies)
+        switch consume relayed {
+        case .answer(let answer):
+            return answer
+        case .collect(let status, let headers, let body):
+            do {
+                return HTTPResponse(status: status, headers: headers, bytes: try await body.collect(upTo: Self.smallBodyBytes))
+            } catch {
+                throw Self.failure(error, context: context)
+            }
+        }
+    }
+
+    /// `relay` for an answer started without a task: the answer goes to
+    /// `done`, from a task of its own only when a small body must still
+    /// be collected (it did not come with the head).
+    func relay(_ response: consuming HTTPClientStreamingResponse, head: Bool, context: RequestContext,
+                       _ done: @escaping AnswerHandler) {
+        let relayed = relayed(response, head: head, extraCookies: [])
+        switch consume relayed {
+        case .answer(let answer):
+            done(.success(answer))
+        case .collect(let status, let headers, let body):
+            Task {
+                let bytes: [UInt8]
+                do throws(HTTPClientError) {
+                    bytes = try await body.collect(upTo: Self.smallBodyBytes)
+                } catch {
+                    return done(.failure(Self.failure(error, context: context)))
+                }
+                done(.success(HTTPResponse(status: status, headers: headers, bytes: bytes)))
+            }
+        }
+    }
+
+    /// The browser's answer as far as it can be made without waiting: the
+    /// answer, or its status and filtered fields with a small sized body
+    /// still to be collected.
+    private enum Relayed {
+        case answer(HTTPResponse)
+        case collect(HTTPStatus, HTTPHeaders, HTTPClientResponseBody)
+    }
+
+    private func relayed(_ response: consuming HTTPClientStreamingResponse, head: Bool, extraCookies: [String]) -> Relayed {
+        let (status, body) = (response.status, response.body)
+        var headers = response.headers
+        _ = consume response
+        let named = Self.connectionTokens(headers, beyond: Self.responseHeadersDropped)
+        // The first Content-Length, read as the fields go by (it is not
+        // relayed: the framing is redone). A list such as `5, 5`, which the
+        // client accepts when its items agree, reads as none: it streams.
+        var length: Int?
+        var lengthSeen = false
+        headers.removeFields { name, value in
+            if !lengthSeen, HTTPHeaders.equals(name, lowercase: "content-length") {
+                lengthSeen = true
+                length = HTTPHeaders.decimal(value)
+            }
+            if Self.isNamed(name, in: Self.responseHeadersDropped, or: named) { return true }
+            return HTTPHeaders.equals(name, lowercase: "set-cookie") && isGatewayCookie(String(decoding: value, as: UTF8.self))
+        }
+        for cookie in extraCookies { headers.add("Set-Cookie", cookie) }
+        if let length, length <= Self.smallBodyBytes, !head, status.allowsBody {
+            if let whole = body.takeWhole(upTo: Self.smallBodyBytes) {
+                return .answer(HTTPResponse(status: status, headers: consume headers, bytes: whole))
+            }
+            return .collect(status, consume headers, body)
+        }
+        return .answer(HTTPResponse(status: status, headers: consume headers, body: .stream(length: length) { writer in
+            for try await piece in body { try await writer.write(piece) }
+        }))
+    }
+
+    /// A `Set-Cookie` for one of the gateway's own cookie names: an API
+    /// must not be able to replace or clear the session.
+    private func isGatewayCookie(_ value: String) -> Bool {
+        let name = Substring(value.utf8.prefix { $0 != UInt8(ascii: "=") }).trimmingSpacesAndTabs
+        return name == sessions.configuration.cookieName || name == sessions.configuration.flowCookieName
+    }
+}
