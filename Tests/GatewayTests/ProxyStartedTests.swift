@@ -98,17 +98,18 @@ struct ProxyStartedTests {
     /// gets the new token.
     @Test func aTokenDueForRefreshGoesToAWorker() async throws {
         let upstream = try await EchoUpstream.start()
-        // Tokens living 64 s against a 60 s skew: usable for 4 s after sign-in.
+        // Tokens living 66 s against a 60 s skew: usable for 6 s from when
+        // the gateway got them, which is before the sign-in's answer.
         let harness = try await GatewayHarness.start(gateway: {
             $0.routes = [RouteConfig(prefix: "/api/", upstream: upstream.url("/base/"), token: .user)]
             $0.refreshSkew = .seconds(60)
-        }, simulator: { $0.tokens.accessTokenLifetimeSeconds = 64 })
+        }, simulator: { $0.tokens.accessTokenLifetimeSeconds = 66 })
         let browser = harness.browser()
-        let signedIn = ContinuousClock.now
         _ = try await SignInFlowTests.signInWithCode(harness, browser)
+        let signedIn = ContinuousClock.now
         #expect(try await Self.warm(harness, browser, "/api/echo"))
         let firstToken = try #require(upstream.requests.last?.bearer)
-        try await Task.sleep(until: signedIn + .milliseconds(4_500))
+        try await Task.sleep(until: signedIn + .milliseconds(6_300))
 
         let refreshes = ProxyTests.refreshCalls(harness).count
         let before = Self.withoutTask(harness)
