@@ -22,11 +22,7 @@ extension APIProxy {
         case .answer(let answer):
             return answer
         case .collect(let status, let headers, let body):
-            do {
-                return HTTPResponse(status: status, headers: headers, bytes: try await body.collect(upTo: Self.smallBodyBytes))
-            } catch {
-                throw Self.failure(error, context: context)
-            }
+            return try await Self.collected(status, headers, body, context: context)
         }
     }
 
@@ -34,21 +30,30 @@ extension APIProxy {
     /// `done`, from a task of its own only when a small body must still
     /// be collected (it did not come with the head).
     func relay(_ response: consuming HTTPClientStreamingResponse, head: Bool, context: RequestContext,
-                       _ done: @escaping AnswerHandler) {
+               _ done: @escaping AnswerHandler) {
         let relayed = relayed(response, head: head, extraCookies: [])
         switch consume relayed {
         case .answer(let answer):
             done(.success(answer))
         case .collect(let status, let headers, let body):
             Task {
-                let bytes: [UInt8]
-                do throws(HTTPClientError) {
-                    bytes = try await body.collect(upTo: Self.smallBodyBytes)
+                do {
+                    done(.success(try await Self.collected(status, headers, body, context: context)))
                 } catch {
-                    return done(.failure(Self.failure(error, context: context)))
+                    done(.failure(error))
                 }
-                done(.success(HTTPResponse(status: status, headers: headers, bytes: bytes)))
             }
+        }
+    }
+
+    /// The answer with its small sized body collected; an upstream that
+    /// fails on the way is a 502 (or a 504 when it stalls).
+    private static func collected(_ status: HTTPStatus, _ headers: HTTPHeaders, _ body: HTTPClientResponseBody,
+                                  context: RequestContext) async throws(GatewayError) -> HTTPResponse {
+        do throws(HTTPClientError) {
+            return HTTPResponse(status: status, headers: headers, bytes: try await body.collect(upTo: smallBodyBytes))
+        } catch {
+            throw failure(error, context: context)
         }
     }
 
