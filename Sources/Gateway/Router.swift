@@ -21,7 +21,8 @@ public struct RouteOptions: Sendable {
 
 /// Maps a method and path to an endpoint. Patterns are literal segments
 /// and `{name}` parameters (`/bff/passkeys/{id}`); a pattern ending in
-/// `/*` matches any path below it (longest literal prefix wins).
+/// `/*` matches any path below it. An exact route owns its path, and
+/// otherwise the longest prefix does, whatever the method (see `match`).
 public struct Router: Sendable {
     /// A class: matching walks every route, and a struct of six fields
     /// would be copied (and each field retained) at every step.
@@ -202,8 +203,16 @@ public struct Router: Sendable {
         }
     }
 
+    /// The routes the path fits are ranked: an exact route (every one the
+    /// path fits has as many segments as the path) above any prefix, a
+    /// longer prefix above a shorter one. The best rank owns the path: the
+    /// first of its routes (in registration order) serving the method
+    /// answers, and if none does the answer is 405 with their methods. A
+    /// method the owner refuses never falls through to a shorter prefix:
+    /// `methods` on `/api/admin/` would otherwise be bypassed through `/api/`.
     private func match(_ method: HTTPMethod, _ parts: Parts) -> Match {
         var best: (route: Route, parameters: [String: String])?
+        var bestRank = -1
         let openFirst = table.openFirst
         var sameFirst: [Route] = []
         if parts.count > 0, let index = table.firstLiterals.indices.first(where: { parts.segment(0, equals: table.firstLiterals[$0]) }) {
@@ -220,17 +229,17 @@ public struct Router: Sendable {
                 route = openFirst[nextOpen]
                 nextOpen += 1
             }
-            guard Self.serves(route, method), let parameters = Self.bind(route, to: parts) else { continue }
-            if best == nil || route.segments.count > best!.route.segments.count || (best!.route.prefix && !route.prefix) {
-                best = (route, parameters)
-            }
+            let rank = Self.rank(route)
+            guard rank > bestRank || (rank == bestRank && best == nil), let parameters = Self.bind(route, to: parts) else { continue }
+            if rank > bestRank { (bestRank, best) = (rank, nil) }
+            if Self.serves(route, method) { best = (route, parameters) }
         }
         if let best {
             return .found(best.route, parameters: best.parameters)
         }
-        // No route for this method: which methods the path has, if any.
+        // The owner does not serve this method: which methods it has, if any.
         var allowed: [HTTPMethod] = []
-        for route in table.routes where Self.bind(route, to: parts) != nil {
+        for route in table.routes where Self.rank(route) == bestRank && Self.bind(route, to: parts) != nil {
             for routeMethod in route.methods {
                 for allowedMethod in routeMethod == .get ? [HTTPMethod.get, .head] : [routeMethod]
                 where !allowed.contains(allowedMethod) {
@@ -239,6 +248,11 @@ public struct Router: Sendable {
             }
         }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed)
+    }
+
+    /// A route's rank among those a path fits (see `match`).
+    private static func rank(_ route: Route) -> Int {
+        route.prefix ? route.segments.count : .max
     }
 
     private static func lengthBit(_ length: Int) -> UInt64 {

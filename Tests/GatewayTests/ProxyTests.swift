@@ -79,8 +79,8 @@ struct ProxyTests {
     }
 
     /// A route for every path (`/`) still leaves `/bff/` to the gateway: a
-    /// path there no endpoint serves, or a method an endpoint does not
-    /// take, is the gateway's 404, never sent upstream.
+    /// path there no endpoint serves is the gateway's 404, a method an
+    /// endpoint does not take its 405, and neither is sent upstream.
     @Test func aRouteForEveryPathLeavesTheGatewaysOwnPathsAlone() async throws {
         let upstream = try await EchoUpstream.start()
         let harness = try await GatewayHarness.start(gateway: {
@@ -88,11 +88,14 @@ struct ProxyTests {
         })
         let browser = harness.browser()
         #expect(try await browser.get("/echo").status == 200)
-        for path in ["/bff/no-such-endpoint", "/bff/logout", "/BFF/User"] {
+        for path in ["/bff/no-such-endpoint", "/BFF/User"] {
             let answer = try await browser.get(path)
             #expect(answer.status == 404, "\(path)")
             #expect(answer.json?["error"]?.stringValue == "not_found")
         }
+        let refused = try await browser.get("/bff/logout")
+        #expect(refused.status == 405)
+        #expect(refused.header("Allow") == "POST")
         #expect(upstream.requests.map(\.target) == ["/base/echo"])
         #expect(try await browser.get("/bff/user").status == 401, "the gateway's own endpoint still answers")
         await harness.stop()
@@ -354,6 +357,7 @@ struct ProxyTests {
                 RouteConfig(prefix: "/api/", upstream: upstream.url("/base/"), token: .none),
                 RouteConfig(prefix: "/api/admin/", upstream: upstream.url("/admin-base/"), token: .none),
                 RouteConfig(prefix: "/read/", upstream: upstream.url("/read-base/"), token: .none, methods: ["GET"]),
+                RouteConfig(prefix: "/api/reports/", upstream: upstream.url("/reports-base/"), token: .none, methods: ["GET"]),
                 RouteConfig(prefix: "/small/", upstream: upstream.url("/small-base/"), token: .none, maxBodyBytes: 1000),
             ]
         })
@@ -372,6 +376,13 @@ struct ProxyTests {
         let post = try await browser.post("/read/x", ["a": 1])
         #expect(post.status == 405)
         #expect(post.header("Allow")?.contains("GET") == true)
+        // The longer prefix owns its paths for every method: one it refuses
+        // is 405, never sent on through the shorter `/api/` route.
+        for path in ["/api/reports/x", "/api/reports"] {
+            let nested = try await browser.post(path, ["a": 1])
+            #expect(nested.status == 405, "\(path)")
+            #expect(nested.header("Allow")?.contains("POST") == false, "\(path)")
+        }
         #expect(upstream.count == calls, "404 and 405 never reach the upstream")
 
         let head = try await Self.rawHead(harness, "/read/thing")

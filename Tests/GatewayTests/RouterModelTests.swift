@@ -5,12 +5,12 @@ import Testing
 
 /// The router against a plain model of its rule, on random route tables
 /// and paths. A route without parameters or `*` whose pattern is the path
-/// itself, serving the method (HEAD where GET), wins first. Otherwise walk
-/// every route in registration order; a route matches when it serves the
-/// method and its literal segments equal the path's non-empty segments (a
-/// prefix route: the first ones); the match with more segments wins, then
-/// an exact route over a prefix one, then the earlier. Without a match,
-/// the methods of the routes the path fits.
+/// itself, serving the method (HEAD where GET), wins first. Otherwise the
+/// routes the path fits (their literal segments equal the path's non-empty
+/// segments; a prefix route's, the first ones) are ranked, exact above
+/// prefix and then by segment count; the first route of the best rank, in
+/// registration order, serving the method wins. If none of the best rank
+/// serves it, the methods of the best rank's routes.
 @Suite struct RouterModelTests {
     struct ModelRoute {
         let methods: [HTTPMethod]
@@ -36,16 +36,17 @@ import Testing
                 return "found \(exact.pattern) []"
             }
         }
-        var best: (route: ModelRoute, count: Int, prefix: Bool, parameters: [String: String])?
-        for route in routes where route.methods.contains(method) || (method == .head && route.methods.contains(.get)) {
-            guard let parameters = binds(route) else { continue }
-            let prefix = route.pattern.hasSuffix("/*")
-            let count = (prefix ? String(route.pattern.dropLast(2)) : route.pattern).split(separator: "/").count
-            if best == nil || count > best!.count || (best!.prefix && !prefix) { best = (route, count, prefix, parameters) }
+        func rank(_ route: ModelRoute) -> Int {
+            route.pattern.hasSuffix("/*") ? String(route.pattern.dropLast(2)).split(separator: "/").count : .max
         }
-        if let best { return "found \(best.route.pattern) \(best.parameters.sorted { $0.key < $1.key })" }
+        let fitting = routes.filter { binds($0) != nil }
+        guard let top = fitting.map(rank).max() else { return "404" }
+        let owners = fitting.filter { rank($0) == top }
+        if let chosen = owners.first(where: { $0.methods.contains(method) || (method == .head && $0.methods.contains(.get)) }) {
+            return "found \(chosen.pattern) \(binds(chosen)!.sorted { $0.key < $1.key })"
+        }
         var allowed: [HTTPMethod] = []
-        for route in routes where binds(route) != nil {
+        for route in owners {
             for method in route.methods {
                 for each in method == .get ? [HTTPMethod.get, .head] : [method] where !allowed.contains(each) { allowed.append(each) }
             }

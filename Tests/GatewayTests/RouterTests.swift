@@ -109,6 +109,8 @@ struct RouterTests {
 
     /// One route for several methods (a proxy prefix): each of them and
     /// HEAD (with GET) match it, and any other method gets 405 listing them.
+    /// The route a path fits best owns it: a method it refuses is 405, not
+    /// served by a shorter prefix.
     @Test func oneRouteAnswersSeveralMethods() {
         var router = Router()
         router.add([.get, .post, .delete], "/api/*") { _, _ in HTTPResponse(status: .ok) }
@@ -117,13 +119,30 @@ struct RouterTests {
             #expect(Self.pattern(router.match(method, path: "/api/items")) == "/api/*", "\(method)")
         }
         #expect(Self.pattern(router.match(.put, path: "/api/special")) == "/api/special")
-        #expect(Self.pattern(router.match(.post, path: "/api/special")) == "/api/*", "the prefix still serves POST")
+        guard case .methodNotAllowed(let special) = router.match(.post, path: "/api/special") else {
+            Issue.record("expected 405: the exact route owns its path")
+            return
+        }
+        #expect(special == [.put])
         guard case .methodNotAllowed(let allowed) = router.match(.patch, path: "/api/items") else {
             Issue.record("expected 405")
             return
         }
         #expect(allowed == [.get, .head, .post, .delete])
         #expect(router.registered.map(\.method) == [.get, .post, .delete, .put])
+
+        var nested = Router()
+        nested.add([.get, .post, .delete], "/api/*") { _, _ in HTTPResponse(status: .ok) }
+        nested.add([.get], "/api/admin/*") { _, _ in HTTPResponse(status: .ok) }
+        #expect(Self.pattern(nested.match(.head, path: "/api/admin/users")) == "/api/admin/*")
+        #expect(Self.pattern(nested.match(.post, path: "/api/other")) == "/api/*")
+        for path in ["/api/admin", "/api/admin/users/7"] {
+            guard case .methodNotAllowed(let owner) = nested.match(.post, path: path[...]) else {
+                Issue.record("\(path): a method the longer prefix refuses must not reach the shorter one")
+                return
+            }
+            #expect(owner == [.get, .head])
+        }
 
         var empty = Router()
         empty.add([], "/none") { _, _ in HTTPResponse(status: .ok) }
