@@ -97,8 +97,12 @@ public final class RefreshCoordinator: Sendable {
             return (task, false)
         }
         let result = await task.value
-        if joined { metrics.successorHits.increment(["local"]) }
-        metrics.wait.observe(seconds(ContinuousClock.now - started))
+        let waited = seconds(ContinuousClock.now - started)
+        if joined {
+            metrics.successorHits.increment(["local"])
+            metrics.lockWait.observe(waited)
+        }
+        metrics.wait.observe(waited)
         switch result {
         case .fresh(let successor):
             session = successor
@@ -142,6 +146,11 @@ public final class RefreshCoordinator: Sendable {
         let deadline = clock.now + settings.waitLimit
         let lockName = "refresh:" + session.lockName
         var current = session
+        // Since the lock was first found held: the wait ends with the lock
+        // taken (observed then, before this request's own call to Modgud)
+        // or with the outcome of the other request's refresh.
+        var waitingSince: ContinuousClock.Instant?
+        defer { if let waitingSince { metrics.lockWait.observe(seconds(clock.now - waitingSince)) } }
         while true {
             // Listen before looking, so a signal sent in between is kept.
             let waiter = signals.waiter(for: session.lockName)
@@ -154,12 +163,17 @@ public final class RefreshCoordinator: Sendable {
             }
             if let lock {
                 waiter.cancel()
+                if let since = waitingSince {
+                    metrics.lockWait.observe(seconds(clock.now - since))
+                    waitingSince = nil
+                }
                 let result = await redeemHolding(lock, current, audience: audience, client: client, logger: logger)
                 _ = try? await sessions.store.releaseLock(lock)
                 if let signal = result.signal { await signals.publish(session.lockName, signal) }
                 return result
             }
             // Another request (maybe on another instance) is refreshing.
+            if waitingSince == nil { waitingSince = clock.now }
             let signal = await waiter.next(timeout: settings.pollInterval)
             waiter.cancel()
             let reloaded = await reload(current)

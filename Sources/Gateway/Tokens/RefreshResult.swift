@@ -36,6 +36,7 @@ struct RefreshMetrics: Sendable {
     let outcomes: Counter
     let successorHits: Counter
     let wait: Histogram
+    let lockWait: Histogram
 
     init(_ registry: MetricsRegistry) {
         outcomes = registry.counter("bff_refresh_total", help: "Token refreshes by outcome class.", labels: ["outcome"])
@@ -43,9 +44,14 @@ struct RefreshMetrics: Sendable {
             "bff_refresh_successor_hits_total",
             help: "Requests that used tokens another request refreshed (local: same instance; store: read from the store).",
             labels: ["source"])
+        let buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20]
         wait = registry.histogram("bff_refresh_wait_seconds",
-                                  help: "Time a request spent getting a refreshed token (lock wait included).",
-                                  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20])
+                                  help: "Time a request spent getting a refreshed token: its own call to Modgud, or its wait for another's.",
+                                  buckets: buckets)
+        lockWait = registry.histogram(
+            "bff_refresh_lock_wait_seconds",
+            help: "Time a request waited while another request (on this instance or another) refreshed its session's token.",
+            buckets: buckets)
     }
 }
 
