@@ -1,0 +1,118 @@
+import Configuration
+import Core
+import HTTP
+import ModgudSimulator
+import Observability
+import Testing
+import TestSupport
+@testable import Gateway
+
+/// The refresh failure classes `RefreshTests` leaves out: Modgud refusing
+/// the gateway itself, a refresh that never reached Modgud, and a 429
+/// reaching the requests that waited for it on another instance.
+@Suite("Token refresh: more failure classes")
+struct RefreshFailureTests {
+    /// `invalid_client` on a refresh (the gateway's secret no longer
+    /// matches Modgud's) ends the session as `invalid_grant` does: the
+    /// refresh token cannot be used by this client any more.
+    @Test func invalidClientEndsTheSession() async throws {
+        let fixture = try await RefreshFixture.start()
+        let simulator = fixture.harness.simulator
+        fixture.lifetime(3600)
+        simulator.updateConfig { config in
+            for index in config.clients.indices where config.clients[index].id == "bff" {
+                config.clients[index].secret = "rotated-at-modgud"
+            }
+        }
+        let mark = simulator.lastRequestSeq
+
+        let refused = try await fixture.get()
+        #expect(refused.status == 401)
+        #expect(refused.json?["error"]?.stringValue == "session_expired")
+        #expect(refused.setCookies.contains { $0.hasPrefix("__Host-bff=") && $0.contains("Max-Age=0") })
+        #expect(refused.header("WWW-Authenticate") == nil, "never a Basic challenge for the browser")
+        #expect(ModgudProbe.refreshCalls(simulator, since: mark).map { $0["status"]?.intValue } == [401])
+        #expect(fixture.upstream.authorizations.isEmpty)
+        #expect(try await fixture.tokens() == nil, "the session record is gone")
+        #expect(fixture.harness.logs.lines.contains {
+            $0.contains(#""event":"refresh.rejected""#) && $0.contains("invalid_client")
+        })
+        #expect(metricValue(fixture.harness.service.metrics.render(), "bff_refresh_total", #"outcome="rejected""#) == 1)
+        await fixture.stop()
+    }
+
+    /// Modgud's address stops answering (its connection queue full): the
+    /// connect times out before anything is sent. Nothing was redeemed, so
+    /// the browser gets 503 with `Retry-After`, the session stays and its
+    /// refresh token is not marked as possibly spent.
+    @Test func aRefreshThatNeverReachedModgudKeepsTheSessionUnmarked() async throws {
+        let fixture = try await RefreshFixture.start()
+        fixture.lifetime(3600)
+        let before = try #require(try await fixture.tokens())
+        let port = fixture.modgudPort
+        await fixture.harness.relay.shutdown(gracePeriod: .milliseconds(100))
+        let silent = try #require(BlackHoleListener(port: port))
+
+        let started = ContinuousClock.now
+        let failed = try await fixture.get()
+        #expect(ContinuousClock.now - started >= .seconds(1), "it waited for the connect to time out")
+        #expect(failed.status == 503)
+        #expect(failed.json?["error"]?.stringValue == "upstream_unavailable")
+        #expect(failed.header("Retry-After").flatMap(Int.init).map { $0 > 0 } == true)
+        #expect(!failed.setCookies.contains { $0.hasPrefix("__Host-bff=") })
+        #expect(fixture.upstream.authorizations.isEmpty)
+        let kept = try #require(try await fixture.tokens(), "the session stays")
+        #expect(kept.refreshToken == before.refreshToken)
+        #expect(kept.refreshOutcomeUnknownSince == nil, "nothing was sent: the outcome is known")
+        let lines = fixture.harness.logs.lines
+        #expect(lines.contains { $0.contains(#""event":"refresh.modgud_unavailable""#) })
+        #expect(!lines.contains { $0.contains(#""event":"refresh.outcome_unknown""#) })
+        #expect(metricValue(fixture.harness.service.metrics.render(), "bff_refresh_total", #"outcome="unavailable""#) == 1)
+        withExtendedLifetime(silent) {}
+        await fixture.stop()
+    }
+
+    /// Modgud answers the one refresh with 429 while requests on a second
+    /// instance wait for it: they get the same 429 with its `Retry-After`
+    /// from the published outcome, without asking Modgud themselves, and
+    /// the session stays.
+    @Test func a429ReachesTheRequestsWaitingOnAnotherInstance() async throws {
+        let fixture = try await RefreshFixture.start(simulator: { sim in
+            // One /connect/token call per hour for the client: sign-in takes it.
+            sim.rateLimits.policies[RateLimitPolicyName.oauthToken] = RateLimitPolicy([
+                .client: RateLimitRule(limit: 1, windowSeconds: 3600),
+            ])
+        })
+        let harness = fixture.harness
+        let simulator = harness.simulator
+        let second = try GatewayService(config: harness.service.config, group: harness.group,
+                                        logger: Logger(level: .debug, sink: .capturing(LogCapture())))
+        try await second.start()
+        for _ in 0..<500 where !second.redis.isReady { try await Task.sleep(for: .milliseconds(10)) }
+        fixture.lifetime(3600)
+        let before = try #require(try await fixture.tokens())
+        // The refresh stays at Modgud long enough for the second instance's requests to wait on its lock.
+        simulator.injectFault(path: "/connect/token", count: 1, .delay(milliseconds: 1500))
+        let mark = simulator.lastRequestSeq
+
+        let first = Task { try await fixture.get() }
+        try await Task.sleep(for: .milliseconds(400))
+        let secondPort = try #require(second.publicServer.localAddress?.port)
+        let waiting = try await LoopbackCall.burst("/api/items", cookie: fixture.cookie, ports: [secondPort], perPort: 5)
+        let leader = try await first.value
+
+        #expect(leader.status == 429)
+        let retryAfter = try #require(leader.header("Retry-After"))
+        #expect(waiting.map { $0?.status ?? 0 } == Array(repeating: 429, count: 5))
+        #expect(waiting.allSatisfy { $0?.header("Retry-After") == retryAfter }, "Modgud's Retry-After, as it was")
+        #expect(ModgudProbe.refreshCalls(simulator, since: mark).count == 1, "the waiters did not ask Modgud")
+        #expect(fixture.upstream.authorizations.isEmpty)
+        let kept = try #require(try await fixture.tokens(), "the session stays")
+        #expect(kept.refreshToken == before.refreshToken)
+        #expect(kept.refreshOutcomeUnknownSince == nil)
+        #expect(metricValue(second.metrics.render(), "bff_refresh_total") == 0, "the second instance never refreshed")
+        #expect(metricValue(second.metrics.render(), "bff_refresh_lock_wait_seconds_count") >= 1)
+        await second.shutdown()
+        await fixture.stop()
+    }
+}

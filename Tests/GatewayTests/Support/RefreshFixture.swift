@@ -1,0 +1,88 @@
+import Configuration
+import Core
+import Foundation
+import HTTP
+import ModgudSimulator
+import Observability
+import Sessions
+import Testing
+import TestSupport
+@testable import Gateway
+
+/// A harness with `/api/` proxied (token `user`) to a recording upstream,
+/// the gateway's skew at 60 s, the simulator's access tokens at 1 s, and a
+/// browser signed in by e-mail code.
+struct RefreshFixture {
+    let harness: GatewayHarness
+    let upstream: RecordingUpstream
+    let cookie: String
+
+    static func start(gateway configure: (inout GatewayConfig) -> Void = { _ in },
+                      simulator simulate: @Sendable (inout SimulatorConfig) -> Void = { _ in }) async throws -> RefreshFixture {
+        let upstream = try await RecordingUpstream.start()
+        let harness = try await GatewayHarness.start(gateway: { config in
+            config.routes = [RouteConfig(prefix: "/api/", upstream: HTTPURL("http://127.0.0.1:\(upstream.port)/")!, token: .user)]
+            config.refreshSkew = .seconds(60)
+            configure(&config)
+        }, simulator: { sim in
+            sim.tokens.accessTokenLifetimeSeconds = 1
+            simulate(&sim)
+        })
+        let browser = harness.browser()
+        let signedIn = try await SignInFlowTests.signInWithCode(harness, browser)
+        try #require(signedIn.status == 200)
+        return RefreshFixture(harness: harness, upstream: upstream, cookie: try #require(browser.cookies["__Host-bff"]))
+    }
+
+    func stop() async {
+        await harness.stop()
+        await upstream.stop()
+    }
+
+    /// The access-token lifetime of the tokens Modgud issues from now on.
+    func lifetime(_ seconds: Int) {
+        harness.simulator.updateConfig { $0.tokens.accessTokenLifetimeSeconds = seconds }
+    }
+
+    /// One browser request with the session cookie (on the proxied route by default).
+    func get(_ path: String = "/api/items") async throws -> RawResponse {
+        try await LoopbackCall.send(port: harness.port, "GET", path, headers: LoopbackCall.browserHeaders(cookie: cookie))
+    }
+
+    /// The session's tokens as stored in Redis now, or nil when it has ended.
+    func tokens() async throws -> SessionTokens? {
+        try await harness.service.sessions.load(cookieHeader: "__Host-bff=" + cookie)?.data.tokens
+    }
+
+    var modgudPort: UInt16 { harness.relay.localAddress!.port }
+
+    func introspect(_ token: Secret) async throws -> JSON { try await introspect(token.revealed) }
+
+    func introspect(_ token: String) async throws -> JSON { try await ModgudProbe.introspect(port: modgudPort, token) }
+
+    func revokedFamilies() async throws -> Int? { try await ModgudProbe.revokedFamilies(port: modgudPort) }
+
+    /// `refresh.outcome_unknown` was logged, and no log line holds a token.
+    func expectOutcomeUnknownLogged(hiding tokens: [SessionTokens], sourceLocation: SourceLocation = #_sourceLocation) {
+        let lines = harness.logs.lines
+        #expect(lines.contains { $0.contains(#""event":"refresh.outcome_unknown""#) }, sourceLocation: sourceLocation)
+        let secrets = tokens.flatMap { [$0.accessToken.revealed] + ($0.refreshToken.map { [$0.revealed] } ?? []) }
+        for line in lines where secrets.contains(where: { line.contains($0) }) {
+            Issue.record("a token in the log: \(line.prefix(80))…", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Polls `condition` (what the simulator did on its own time) until it
+    /// holds; fails after `timeout`.
+    static func waitUntil(timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation,
+                          _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("condition not met within \(timeout)", sourceLocation: sourceLocation)
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
