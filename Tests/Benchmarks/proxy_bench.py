@@ -6,7 +6,9 @@ sits behind two proxies on loopback ports:
     keep-alive pool, setting the same request headers the gateway sets;
   - the gateway (release build, its default one event loop per core) with
     one route, `/api/` -> the upstream, token mode `user`: every request
-    loads the session from Redis and attaches the user's access token.
+    finds its session (stored sealed in Redis; between idle renewals the
+    gateway's tracked cache of sealed records serves it from memory, opened
+    and checked per request) and attaches the user's access token.
 redis-server and modgud-sim (release, no jitter, rate limits off) are
 started too; one user signs in through the gateway with an e-mail code
 (read from the simulator's dev mailbox) as signin_bench.py does, and every
@@ -248,7 +250,8 @@ def main() -> int:
     print(f"- Upstream: nginx `return 200`, {len(BODY)}-byte JSON body, 1 worker, 401 without a bearer token.")
     print("- Reference: nginx `proxy_pass`, 2 workers, `keepalive 64` upstream pool, HTTP/1.1, "
           "same header changes as the gateway (cookie and X-CSRF dropped, bearer and X-Forwarded-* set).")
-    print("- Gateway: release build, route `/api/` token `user`; each request loads the Redis session "
+    print("- Gateway: release build, route `/api/` token `user`; each request finds its session (sealed in Redis, "
+          "served between idle renewals by the tracked cache of sealed records, opened per request) "
           "and attaches the user's access token; access log off, log level warning.")
     print(f"- Every request: `GET {PATH}`, `Cookie: __Host-bff=<session>`, `X-CSRF: 1`, keep-alive.")
     print(f"- Access token lifetime {lifetime} s, refresh due {REFRESH_SKEW_S} s before expiry; the runs took "

@@ -24,8 +24,8 @@ Usage: Tests/Benchmarks/refresh_race.sh [runs=20] [--debug] [--no-build] [--dela
   --no-build   use the binaries already built
   --delay-ms   make Modgud answer the refresh N ms late (default 0)
 Environment: BENCH_SCRATCH, the build directory (default .build).
-Exit status 1 when any run has a double redemption, a non-200 answer or a
-revoked family.
+Exit status 1 when any run has a double redemption, no redemption at all
+(the race did not happen), a non-200 answer or a revoked family.
 """
 import http.server
 import json
@@ -233,7 +233,7 @@ def main() -> int:
 
         print(f"{runs} runs, {GATEWAYS} gateways x {PER_GATEWAY} requests, Modgud delay {delay_ms} ms")
         print(f"{'run':>4} {'redemptions':>11} {'double':>6} {'non-200':>7} {'tokens':>6} {'revoked':>7} {'ms':>6}")
-        total_double = total_non200 = total_revoked = 0
+        total_double = total_non200 = total_revoked = total_missed = 0
         stamp = int(time.time())
         for run in range(1, runs + 1):
             sim_config(sim_port, {"accessTokenLifetimeSeconds": LIFETIME_S})
@@ -261,13 +261,15 @@ def main() -> int:
             non200 = sum(1 for s in statuses if s != 200)
             tokens = len(set(upstream.take()))
             total_double += double
+            total_missed += int(redemptions == 0)
             total_non200 += non200
             total_revoked += int(revoked)
             print(f"{run:>4} {redemptions:>11} {double:>6} {non200:>7} {tokens:>6} {'yes' if revoked else 'no':>7} "
                   f"{elapsed_ms:>6.0f}", flush=True)
         print(f"double redemptions: {total_double} over {runs} runs (target 0)")
-        print(f"non-200 answers: {total_non200}; runs with a revoked family: {total_revoked}")
-        return 1 if total_double or total_non200 or total_revoked else 0
+        print(f"non-200 answers: {total_non200}; runs with a revoked family: {total_revoked}; "
+              f"runs without a redemption: {total_missed}")
+        return 1 if total_double or total_non200 or total_revoked or total_missed else 0
     finally:
         for process in reversed(processes):
             process.stop()
