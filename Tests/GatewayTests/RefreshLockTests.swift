@@ -18,13 +18,15 @@ struct RefreshLockTests {
     /// (600 ms) far shorter than Modgud's answer (2.5 s). Without renewal
     /// the second would take the expired lock, find the token marked as
     /// possibly spent and end the session; renewed, it waits and gets the
-    /// successor.
+    /// successor, woken by the outcome published through Redis.
     @Test func theLeaseIsRenewedWhileModgudIsAsked() async throws {
         let fixture = try await RefreshFixture.start()
         let service = fixture.harness.service
         let simulator = fixture.harness.simulator
         let modgud = try #require(service.modgud)
-        let settings = RefreshCoordinator.Settings(skew: .seconds(60), lease: .milliseconds(600), waitLimit: .seconds(10))
+        // The waiter polls the record only every 10 s: the published outcome must wake it.
+        let settings = RefreshCoordinator.Settings(skew: .seconds(60), lease: .milliseconds(600),
+                                                   pollInterval: .seconds(10), waitLimit: .seconds(20))
         func coordinator(_ metrics: MetricsRegistry) -> RefreshCoordinator {
             RefreshCoordinator(modgud: modgud, sessions: service.sessions, signals: service.refreshSignals,
                                settings: settings, relay: ModgudRelay(metrics: metrics), metrics: metrics)
@@ -49,7 +51,9 @@ struct RefreshLockTests {
         if let probe { _ = try await service.sessions.store.releaseLock(probe) }
 
         var copy = session
+        let waitStarted = ContinuousClock.now
         let waited = try await second.accessToken(for: &copy, audience: nil, client: .v4(0x7F00_0001), context: context).revealed
+        #expect(ContinuousClock.now - waitStarted < .seconds(5), "woken by the signal, not by its 10 s poll")
         let refreshed = try await leading.value
         #expect(waited == refreshed, "the second got the successor")
         #expect(try await fixture.tokens()?.accessToken.revealed == refreshed)
