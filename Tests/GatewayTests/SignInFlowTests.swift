@@ -34,7 +34,11 @@ struct SignInFlowTests {
         let user = try await browser.get("/bff/user")
         #expect(user.status == 200)
         #expect(user.json?["user"]?["email"]?.stringValue == Self.email)
-        #expect(user.json?["session"]?["expiresAt"]?.stringValue?.hasSuffix("Z") == true)
+        #expect(user.json?["user"]?["sub"]?.stringValue == signedIn.json?["user"]?["sub"]?.stringValue)
+        let authenticatedAt = try #require(user.json?["session"]?["authenticatedAt"]?.stringValue)
+        let expiresAt = try #require(user.json?["session"]?["expiresAt"]?.stringValue)
+        #expect(authenticatedAt.hasSuffix("Z") && expiresAt.hasSuffix("Z"), "RFC 3339 times in UTC")
+        #expect(authenticatedAt < expiresAt, "\(authenticatedAt) before \(expiresAt)")
 
         let anonymous = try await harness.browser().get("/bff/user")
         #expect(anonymous.status == 401)

@@ -4,13 +4,16 @@ import Synchronization
 
 /// Client-credentials tokens of the machine client (BFF_M2M_CLIENT_ID),
 /// one per audience, kept in memory until they come within the refresh
-/// skew of expiry. However many requests find a token missing or stale at
+/// skew of expiry, or past half their life when they live no longer than
+/// twice the skew (a token living no longer than the skew would otherwise
+/// be fetched again for every request). However many requests find a token missing or stale at
 /// once, Modgud is asked once per audience (single flight); a failed ask
 /// is not cached, and a 429 is relayed, never retried.
 final class ClientTokenCache: Sendable {
     private struct Entry {
         var token: Secret
-        var expiresAt: ContinuousClock.Instant
+        /// When it is fetched again.
+        var renewAt: ContinuousClock.Instant
     }
 
     private let modgud: ModgudClient
@@ -29,11 +32,11 @@ final class ClientTokenCache: Sendable {
     func token(resource: String?, context: RequestContext) async throws -> Secret {
         let key = resource ?? ""
         let now = ContinuousClock.now
-        if let entry = entries.withLock({ $0[key] }), entry.expiresAt > now + skew { return entry.token }
+        if let entry = entries.withLock({ $0[key] }), entry.renewAt > now { return entry.token }
         let task = inFlight.withLock { table in
             if let running = table[key] { return running }
             let task = Task { [modgud] in
-                let result = await Self.fetch(modgud, resource: resource)
+                let result = await Self.fetch(modgud, resource: resource, skew: self.skew)
                 // Stored before the flight ends, so no request finds neither.
                 if case .success(let entry) = result { self.entries.withLock { $0[key] = entry } }
                 self.inFlight.withLock { _ = $0.removeValue(forKey: key) }
@@ -56,7 +59,7 @@ final class ClientTokenCache: Sendable {
         }
     }
 
-    private static func fetch(_ modgud: ModgudClient, resource: String?) async -> Result<Entry, ClientTokenFailure> {
+    private static func fetch(_ modgud: ModgudClient, resource: String?, skew: Duration) async -> Result<Entry, ClientTokenFailure> {
         let reply: ModgudReply
         do {
             guard let answer = try await modgud.clientCredentialsToken(scope: nil, resource: resource) else {
@@ -71,7 +74,8 @@ final class ClientTokenCache: Sendable {
         guard reply.isSuccess, let json = reply.json, let tokens = TokenSet(json: json) else {
             return .failure(.refused(status: reply.status.code))
         }
-        return .success(Entry(token: tokens.accessToken, expiresAt: .now + .seconds(max(0, tokens.expiresIn))))
+        let lifetime = Duration.seconds(max(0, tokens.expiresIn))
+        return .success(Entry(token: tokens.accessToken, renewAt: .now + lifetime - min(skew, lifetime / 2)))
     }
 }
 
