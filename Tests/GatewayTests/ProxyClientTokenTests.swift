@@ -18,6 +18,46 @@ struct ProxyClientTokenTests {
     static let orders = "https://orders.example.com"
     static let billing = "https://billing.example.com"
 
+    // MARK: First fetch
+
+    /// One fetched token serves every request while it is fresh, fetched
+    /// as the machine client with Basic authentication.
+    @Test func clientRouteFetchesOneClientCredentialsTokenForManyRequests() async throws {
+        let upstream = try await EchoUpstream.start()
+        let harness = try await Self.start(upstream)
+        let browser = harness.browser()
+        for _ in 0..<5 { #expect(try await browser.get("/m2m/echo").status == 200) }
+        let tokens = upstream.requests.map(\.bearer)
+        #expect(tokens.count == 5)
+        let token = try #require(tokens.first ?? nil)
+        #expect(tokens.allSatisfy { $0 == token }, "one cached token for every request")
+        let introspected = try await ProxyTests.introspect(harness, token)
+        #expect(introspected["active"]?.boolValue == true)
+        #expect(introspected["client_id"]?.stringValue == "orders-m2m", "the machine client's token, not the login client's")
+        let fetches = ProxyTests.clientCredentialsCalls(harness)
+        #expect(fetches.count == 1)
+        #expect(fetches.first?["clientId"]?.stringValue == "orders-m2m")
+        #expect(fetches.first?["clientAuth"]?.stringValue == "basic")
+        await harness.stop()
+        await upstream.stop()
+    }
+
+    /// Twenty first requests at once, the fetch slow: one fetch, one token.
+    @Test func concurrentFirstClientRequestsShareOneFetch() async throws {
+        let upstream = try await EchoUpstream.start()
+        let harness = try await Self.start(upstream)
+        // A slow first answer, so every request finds the fetch in flight.
+        harness.simulator.injectFault(path: "/connect/token", count: 1, .delay(milliseconds: 400))
+        let statuses = try await Self.concurrentGets(harness, "/m2m/echo", count: 20)
+        #expect(statuses == Array(repeating: 200, count: 20))
+        let tokens = Set(upstream.requests.compactMap(\.bearer))
+        #expect(upstream.count == 20)
+        #expect(tokens.count == 1, "all 20 requests carried the same token")
+        #expect(ProxyTests.clientCredentialsCalls(harness).count == 1, "20 concurrent first requests, one fetch")
+        await harness.stop()
+        await upstream.stop()
+    }
+
     // MARK: Expiry
 
     /// A cached token is served until it comes within the skew of its

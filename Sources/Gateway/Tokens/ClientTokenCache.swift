@@ -6,9 +6,10 @@ import Synchronization
 /// one per audience, kept in memory until they come within the refresh
 /// skew of expiry, or past half their life when they live no longer than
 /// twice the skew (a token living no longer than the skew would otherwise
-/// be fetched again for every request). However many requests find a token missing or stale at
-/// once, Modgud is asked once per audience (single flight); a failed ask
-/// is not cached, and a 429 is relayed, never retried.
+/// be fetched again for every request). However many requests find a
+/// token missing or stale at once, Modgud is asked once per audience
+/// (single flight); a failed ask is not cached, and a 429 is relayed,
+/// never retried.
 final class ClientTokenCache: Sendable {
     private struct Entry {
         var token: Secret
