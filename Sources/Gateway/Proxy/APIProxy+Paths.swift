@@ -1,3 +1,4 @@
+import Configuration
 import Core
 #if canImport(Glibc)
 import Glibc
@@ -62,6 +63,61 @@ extension APIProxy {
                 return "The path must not contain . or .. segments."
             }
             return nil
+        }
+    }
+
+    /// The longer prefixes configured below `route`'s, each as the
+    /// segments that follow it, compared loosely (`looseSegment`):
+    /// `/api/admin/` below `/api/` is `["admin"]`.
+    static func nestedPrefixes(below route: RouteConfig, in routes: [RouteConfig]) -> [[String]] {
+        routes.compactMap { other in
+            guard other.prefix.utf8.count > route.prefix.utf8.count, other.prefix.hasPrefix(route.prefix) else { return nil }
+            return other.prefix.dropFirst(route.prefix.count).split(separator: "/").map(looseSegment)
+        }
+    }
+
+    /// Whether `rest` (a path after its route's prefix) begins with one of
+    /// `nested` written another way: a letter in another case, an
+    /// unreserved character percent-encoded, a `;` parameter on a segment.
+    /// The router compares bytes, so such a path came to the shorter
+    /// prefix; an upstream that decodes, folds case or drops parameters
+    /// would read it as the longer one, whose methods, token mode or body
+    /// limit it would then bypass.
+    static func spells(_ rest: Substring, _ nested: [[String]]) -> Bool {
+        guard !nested.isEmpty else { return false }
+        let segments = rest.split(separator: "/", omittingEmptySubsequences: false)
+        return nested.contains { prefix in
+            segments.count >= prefix.count && zip(prefix, segments).allSatisfy { $0 == looseSegment($1) }
+        }
+    }
+
+    /// A segment as lenient servers may read it: up to its first `;`,
+    /// escapes of unreserved characters decoded, ASCII letters lower-case.
+    static func looseSegment(_ segment: Substring) -> String {
+        let bytes = Array(segment.utf8.prefix { $0 != UInt8(ascii: ";") })
+        var loose: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            var byte = bytes[index]
+            if byte == UInt8(ascii: "%"), let escaped = bytes.withUnsafeBufferPointer({ escapedByte($0, at: index) }),
+               isUnreserved(escaped) {
+                byte = escaped
+                index += 2
+            }
+            loose.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte)
+            index += 1
+        }
+        return String(decoding: loose, as: UTF8.self)
+    }
+
+    /// RFC 3986's unreserved characters: letters, digits, `-`, `.`, `_`, `~`.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            true
+        default:
+            false
         }
     }
 

@@ -47,12 +47,13 @@ final class APIProxy: Sendable {
             let methods = route.methods.map { $0.map { HTTPMethod($0) } } ?? Self.defaultMethods
             let options = RouteOptions(maxBodyBytes: route.maxBodyBytes ?? .max, csrf: true)
             let base = upstreams.base(route.upstream.description)
+            let nested = Self.nestedPrefixes(below: route, in: routes)
             // One route for all its methods; the router answers HEAD with GET.
             let answered = methods.filter { $0 != .head || !methods.contains(.get) }
             router.addStarting(answered, route.prefix + "*", options: options) { [self] request in
-                start(request, route: route, base: base)
+                start(request, route: route, base: base, nested: nested)
             } otherwise: { [self] request, context in
-                try await forward(request, route: route, base: base, context: context)
+                try await forward(request, route: route, base: base, nested: nested, context: context)
             }
         }
     }
@@ -63,12 +64,12 @@ final class APIProxy: Sendable {
     /// one that needs no refresh), on one of the upstream client's loops.
     /// Nil for anything else, which `forward` serves: the same checks and
     /// answers, the same upstream request.
-    func start(_ request: HTTPRequest, route: RouteConfig, base: HTTPClientBase) -> AnswerStart? {
+    func start(_ request: HTTPRequest, route: RouteConfig, base: HTTPClientBase, nested: [[String]]) -> AnswerStart? {
         guard request.body.declaredLength == 0, upstreams.startsOnLoop(base) else { return nil }
         let path = request.path
         guard Self.isBelow(path, prefix: route.prefix) else { return nil }
         let rest = Substring(path.utf8.dropFirst(route.prefix.utf8.count))
-        guard Self.targetProblem(path: rest, query: request.head.query) == nil else { return nil }
+        guard Self.targetProblem(path: rest, query: request.head.query) == nil, !Self.spells(rest, nested) else { return nil }
         let token: Secret?
         switch route.token {
         case .none:
@@ -98,16 +99,21 @@ final class APIProxy: Sendable {
     }
 
     /// Sends `request` to `route`'s upstream, whose base URL is `base`
-    /// (`route.upstream` written out and taken apart once, at registration).
+    /// (`route.upstream` written out and taken apart once, at registration);
+    /// `nested` are the longer prefixes configured below the route's
+    /// (`nestedPrefixes`).
     @inline(__always)
-    func forward(_ request: HTTPRequest, route: RouteConfig, base: HTTPClientBase, context: RequestContext) async throws
-        -> HTTPResponse
+    func forward(_ request: HTTPRequest, route: RouteConfig, base: HTTPClientBase, nested: [[String]],
+                 context: RequestContext) async throws -> HTTPResponse
     {
         let path = request.path
         guard Self.isBelow(path, prefix: route.prefix) else { throw GatewayError.notFound }
         let rest = Substring(path.utf8.dropFirst(route.prefix.utf8.count))
         if let problem = Self.targetProblem(path: rest, query: request.head.query) {
             throw GatewayError.badRequest(problem)
+        }
+        if Self.spells(rest, nested) {
+            throw GatewayError.badRequest("The path names a narrower route in another spelling; write it as configured.")
         }
         let client = addresses.clientAddress(peer: request.peer?.ip ?? .v4(0x7F00_0001), headers: request.headers)
         var extraCookies: [String] = []
