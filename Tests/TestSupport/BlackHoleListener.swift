@@ -24,7 +24,7 @@ public final class BlackHoleListener {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
                 let size = socklen_t(MemoryLayout<sockaddr_in>.size)
                 // A backlog of 0 holds one finished handshake; the filler takes it.
-                return bind(listener, pointer, size) == 0 && listen(listener, 0) == 0 && connect(filler, pointer, size) == 0
+                return bind(listener, pointer, size) == 0 && listen(listener, 0) == 0 && Self.connect(filler, pointer, size)
             }
         }
         guard ready else {
@@ -32,6 +32,19 @@ public final class BlackHoleListener {
             close(filler)
             return nil
         }
+    }
+
+    /// Connects `fd` within a second (never blocking longer, should the
+    /// kernel drop even the filler's handshake).
+    private static func connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ size: socklen_t) -> Bool {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        if Glibc.connect(fd, address, size) == 0 { return true }
+        guard errno == EINPROGRESS else { return false }
+        var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        guard poll(&waiting, 1, 1000) == 1 else { return false }
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        return getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 && error == 0
     }
 
     deinit {
