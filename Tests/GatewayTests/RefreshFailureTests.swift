@@ -82,25 +82,15 @@ struct RefreshFailureTests {
     /// 429 with its `Retry-After` without asking Modgud itself, and the
     /// session stays.
     @Test func a429ReachesTheRequestsWaitingOnAnotherInstance() async throws {
-        let fixture = try await RefreshFixture.start(simulator: { sim in
-            // One /connect/token call per hour for the client: sign-in takes it.
-            sim.rateLimits.policies[RateLimitPolicyName.oauthToken] = RateLimitPolicy([
-                .client: RateLimitRule(limit: 1, windowSeconds: 3600),
-            ])
-        })
-        let service = fixture.harness.service
+        let fixture = try await Self.throttled()
         let simulator = fixture.harness.simulator
         let metrics = MetricsRegistry()
-        let elsewhere = RefreshCoordinator(
-            modgud: try #require(service.modgud), sessions: service.sessions, signals: service.refreshSignals,
-            settings: .init(skew: .seconds(60), pollInterval: .seconds(10), waitLimit: .seconds(20)),
-            relay: ModgudRelay(metrics: metrics), metrics: metrics)
-        let context = RequestContext(requestID: "test", logger: Logger(sink: .capturing(LogCapture())), peer: SocketAddress?.none,
-                                     routePattern: "/api/", parameters: [:], routeOptions: RouteOptions(),
-                                     endpoint: RequestContext.notFound)
+        let elsewhere = try fixture.coordinator(.init(skew: .seconds(60), pollInterval: .seconds(10), waitLimit: .seconds(20)),
+                                                metrics: metrics)
+        let context = RefreshFixture.context()
         fixture.lifetime(3600)
         let before = try #require(try await fixture.tokens())
-        var session = try #require(try await service.sessions.load(cookieHeader: "__Host-bff=" + fixture.cookie))
+        var session = try #require(try await fixture.session())
         // The refresh stays at Modgud long enough for the other coordinator to wait on its lock.
         simulator.injectFault(path: "/connect/token", count: 1, .delay(milliseconds: 1500))
         let mark = simulator.lastRequestSeq
@@ -130,6 +120,53 @@ struct RefreshFailureTests {
         #expect(metricValue(text, "bff_refresh_total") == 0, "the waiter never refreshed")
         #expect(metricValue(text, "bff_refresh_lock_wait_seconds_count") == 1)
         await fixture.stop()
+    }
+
+    /// A request that comes for the lock just after a refresh got 429 (as a
+    /// waiter that missed the published outcome does) answers the same 429
+    /// without asking Modgud, for the failure hold (1 s); after it, the
+    /// next attempt asks Modgud again.
+    @Test func a429IsSharedWithTheNextHolderForAMoment() async throws {
+        let fixture = try await Self.throttled()
+        let simulator = fixture.harness.simulator
+        let metrics = MetricsRegistry()
+        let elsewhere = try fixture.coordinator(.init(skew: .seconds(60)), metrics: metrics)
+        let context = RefreshFixture.context()
+        fixture.lifetime(3600)
+        var session = try #require(try await fixture.session())
+        let mark = simulator.lastRequestSeq
+
+        let first = try await fixture.get()
+        #expect(first.status == 429)
+        func attempt() async throws -> HTTPResponse? {
+            do {
+                _ = try await elsewhere.accessToken(for: &session, audience: nil, client: .v4(0x7F00_0001), context: context)
+                return nil
+            } catch let answer as RelayedAnswer {
+                return answer.response
+            }
+        }
+        let shared = try await attempt()
+        #expect(shared?.status == .tooManyRequests)
+        #expect(shared?.headers["Retry-After"] == first.header("Retry-After"))
+        #expect(ModgudProbe.refreshCalls(simulator, since: mark).count == 1, "shared, not sent again")
+        #expect(metricValue(metrics.render(), "bff_refresh_total", #"outcome="held_back""#) == 1)
+
+        try await RefreshFixture.waitOutTheFailureHold()
+        #expect(try await attempt()?.status == .tooManyRequests, "Modgud still throttles")
+        #expect(ModgudProbe.refreshCalls(simulator, since: mark).count == 2, "after the hold, Modgud is asked again")
+        #expect(try await fixture.tokens() != nil, "the session stays")
+        await fixture.stop()
+    }
+
+    /// A fixture whose Modgud allows the client one /connect/token call
+    /// an hour, which the sign-in takes: every refresh gets 429.
+    static func throttled() async throws -> RefreshFixture {
+        try await RefreshFixture.start(simulator: { sim in
+            sim.rateLimits.policies[RateLimitPolicyName.oauthToken] = RateLimitPolicy([
+                .client: RateLimitRule(limit: 1, windowSeconds: 3600),
+            ])
+        })
     }
 
     /// Waits (up to 5 s) until some request holds the refresh lock of the

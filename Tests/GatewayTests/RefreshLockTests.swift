@@ -23,20 +23,14 @@ struct RefreshLockTests {
         let fixture = try await RefreshFixture.start()
         let service = fixture.harness.service
         let simulator = fixture.harness.simulator
-        let modgud = try #require(service.modgud)
         // The waiter polls the record only every 20 s: the published outcome must wake it.
         let settings = RefreshCoordinator.Settings(skew: .seconds(60), lease: .seconds(2),
                                                    pollInterval: .seconds(20), waitLimit: .seconds(30))
-        func coordinator(_ metrics: MetricsRegistry) -> RefreshCoordinator {
-            RefreshCoordinator(modgud: modgud, sessions: service.sessions, signals: service.refreshSignals,
-                               settings: settings, relay: ModgudRelay(metrics: metrics), metrics: metrics)
-        }
         let (firstMetrics, secondMetrics) = (MetricsRegistry(), MetricsRegistry())
-        let (first, second) = (coordinator(firstMetrics), coordinator(secondMetrics))
-        let context = RequestContext(requestID: "test", logger: Logger(sink: .capturing(LogCapture())), peer: SocketAddress?.none,
-                                     routePattern: "/api/", parameters: [:], routeOptions: RouteOptions(),
-                                     endpoint: RequestContext.notFound)
-        let session = try #require(try await service.sessions.load(cookieHeader: "__Host-bff=" + fixture.cookie))
+        let first = try fixture.coordinator(settings, metrics: firstMetrics)
+        let second = try fixture.coordinator(settings, metrics: secondMetrics)
+        let context = RefreshFixture.context()
+        let session = try #require(try await fixture.session())
         fixture.lifetime(3600)
         simulator.injectFault(path: "/connect/token", count: 1, .delay(milliseconds: 6000))
         let mark = simulator.lastRequestSeq
@@ -81,13 +75,9 @@ struct RefreshLockTests {
         let fixture = try await RefreshFixture.start()
         let service = fixture.harness.service
         let metrics = MetricsRegistry()
-        let coordinator = RefreshCoordinator(modgud: try #require(service.modgud), sessions: service.sessions,
-                                             signals: service.refreshSignals, settings: .init(skew: .seconds(60)),
-                                             relay: ModgudRelay(metrics: metrics), metrics: metrics)
-        let context = RequestContext(requestID: "test", logger: Logger(sink: .capturing(LogCapture())), peer: SocketAddress?.none,
-                                     routePattern: "/api/", parameters: [:], routeOptions: RouteOptions(),
-                                     endpoint: RequestContext.notFound)
-        var session = try #require(try await service.sessions.load(cookieHeader: "__Host-bff=" + fixture.cookie))
+        let coordinator = try fixture.coordinator(.init(skew: .seconds(60)), metrics: metrics)
+        let context = RefreshFixture.context()
+        var session = try #require(try await fixture.session())
         let abandoned = try await service.sessions.store.acquireLock("refresh:" + session.lockName, lease: .milliseconds(800))
         #expect(abandoned != nil)
         fixture.lifetime(3600)

@@ -169,6 +169,7 @@ struct RefreshTests {
         #expect(metricValue(harness.service.metrics.render(), "bff_refresh_total", #"outcome="rate_limited""#) == 1)
 
         harness.simulator.updateConfig { $0.rateLimits.mode = .off }
+        try await RefreshFixture.waitOutTheFailureHold()
         #expect(try await fixture.get().status == 200, "the session works once Modgud lets it")
         #expect(ModgudProbe.refreshCount(harness.simulator, "redemptions") == 1)
         await fixture.stop()
@@ -187,10 +188,20 @@ struct RefreshTests {
         #expect(failed.header("Retry-After").flatMap(Int.init).map { $0 > 0 } == true)
         #expect(!failed.setCookies.contains { $0.hasPrefix("__Host-bff=") })
         #expect(try await fixture.tokens()?.refreshToken == before.refreshToken, "the session stays")
+        let mark = simulator.lastRequestSeq
 
+        // Within the failure hold the same answer, without asking Modgud.
+        let held = try await fixture.get()
+        #expect(held.status == 503)
+        #expect(held.header("Retry-After") != nil)
+        #expect(ModgudProbe.refreshCalls(simulator, since: mark).isEmpty, "the failure was shared, not sent again")
+
+        try await RefreshFixture.waitOutTheFailureHold()
         #expect(try await fixture.get().status == 200)
         #expect(ModgudProbe.refreshCount(simulator, "redemptions") == 1)
-        #expect(metricValue(fixture.harness.service.metrics.render(), "bff_refresh_total", #"outcome="unavailable""#) == 1)
+        let metrics = fixture.harness.service.metrics.render()
+        #expect(metricValue(metrics, "bff_refresh_total", #"outcome="unavailable""#) == 1)
+        #expect(metricValue(metrics, "bff_refresh_total", #"outcome="held_back""#) == 1)
         await fixture.stop()
     }
 
@@ -296,6 +307,7 @@ struct RefreshTests {
         #expect(ModgudProbe.refreshCount(simulator, "redemptions") == 1, "Modgud rotated the token")
         #expect(try await fixture.tokens()?.refreshOutcomeUnknownSince != nil, "the mark stays: the outcome is unknown")
 
+        try await RefreshFixture.waitOutTheFailureHold()
         let ended = try await fixture.get()
         #expect(ended.status == 401)
         #expect(ended.json?["error"]?.stringValue == "session_expired")
@@ -326,6 +338,7 @@ struct RefreshTests {
             other.harness.simulator.injectFault(path: "/connect/token", count: 1, .status(status))
             #expect(try await other.get().status == 503)
             #expect(try await other.tokens()?.refreshOutcomeUnknownSince == nil, "\(status): the mark is cleared")
+            try await RefreshFixture.waitOutTheFailureHold()
             #expect(try await other.get().status == 200, "\(status): the next request refreshes")
             await other.stop()
         }

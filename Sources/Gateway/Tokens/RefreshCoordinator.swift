@@ -20,7 +20,10 @@ import Synchronization
 ///    version before any request uses them; then the lock is released and
 ///    the outcome published, so waiters on every instance read the
 ///    successor instead of refreshing again. Waiters also poll the record,
-///    since a published signal can be lost.
+///    since a published signal can be lost; a failure (429, Modgud
+///    unavailable) is kept beside the record for a second, so a waiter
+///    that missed it and takes the lock answers the same without asking
+///    Modgud again (RefreshCoordinator+Failures.swift).
 public final class RefreshCoordinator: Sendable {
     public struct Settings: Sendable {
         /// A token this close to expiry is refreshed before use.
@@ -37,16 +40,21 @@ public final class RefreshCoordinator: Sendable {
         /// The audience a refresh of the default token asks for (the
         /// configured default resource), or nil to keep the grant's.
         public var defaultResource: String?
+        /// How long a failed refresh (429, Modgud unavailable) is answered
+        /// again to whoever takes the lock next, without asking Modgud
+        /// (`rememberFailure`); zero: never.
+        public var failureHold: Duration
 
         public init(skew: Duration = .seconds(60), reuseLeeway: Duration = .zero, lease: Duration = .seconds(15),
                     pollInterval: Duration = .milliseconds(50), waitLimit: Duration = .seconds(20),
-                    defaultResource: String? = nil) {
+                    defaultResource: String? = nil, failureHold: Duration = .seconds(1)) {
             self.skew = skew
             self.reuseLeeway = reuseLeeway
             self.lease = lease
             self.pollInterval = pollInterval
             self.waitLimit = waitLimit
             self.defaultResource = defaultResource
+            self.failureHold = failureHold
         }
     }
 
@@ -167,7 +175,15 @@ public final class RefreshCoordinator: Sendable {
                     metrics.lockWait.observe(seconds(clock.now - since))
                     waitingSince = nil
                 }
-                let result = await redeemHolding(lock, current, audience: audience, client: client, logger: logger)
+                let result: RefreshResult
+                if let failed = await recentFailure(lockName: session.lockName) {
+                    logger.info("refresh.held_back")
+                    metrics.outcomes.increment(["held_back"])
+                    result = failed
+                } else {
+                    result = await redeemHolding(lock, current, audience: audience, client: client, logger: logger)
+                    await rememberFailure(result, lockName: session.lockName)
+                }
                 _ = try? await sessions.store.releaseLock(lock)
                 if let signal = result.signal { await signals.publish(session.lockName, signal) }
                 return result
@@ -183,13 +199,9 @@ public final class RefreshCoordinator: Sendable {
                 return .fresh(successor)
             }
             current = successor
-            switch signal {
-            case .rateLimited(let headers, let body)?:
-                return .rateLimited(ModgudReply(status: .tooManyRequests, headers: headers, body: body))
-            case .unavailable?: return .unavailable
-            case .ended?: return .ended
-            case .refreshed?, nil: break   // another audience, or not done yet
-            }
+            if let failed = RefreshResult(failure: signal) { return failed }
+            if signal == .ended { return .ended }
+            // Otherwise another audience's refresh, or not done yet.
             if clock.now >= deadline {
                 logger.warning("refresh.wait_exceeded")
                 metrics.outcomes.increment(["wait_exceeded"])

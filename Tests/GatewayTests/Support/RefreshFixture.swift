@@ -5,6 +5,7 @@ import HTTP
 import ModgudSimulator
 import Observability
 import Sessions
+import System
 import Testing
 import TestSupport
 @testable import Gateway
@@ -49,9 +50,14 @@ struct RefreshFixture {
         try await LoopbackCall.send(port: harness.port, "GET", path, headers: LoopbackCall.browserHeaders(cookie: cookie))
     }
 
+    /// The session as stored in Redis now, or nil when it has ended.
+    func session() async throws -> Session? {
+        try await harness.service.sessions.load(cookieHeader: "__Host-bff=" + cookie)
+    }
+
     /// The session's tokens as stored in Redis now, or nil when it has ended.
     func tokens() async throws -> SessionTokens? {
-        try await harness.service.sessions.load(cookieHeader: "__Host-bff=" + cookie)?.data.tokens
+        try await session()?.data.tokens
     }
 
     var modgudPort: UInt16 { harness.relay.localAddress!.port }
@@ -70,6 +76,27 @@ struct RefreshFixture {
         for line in lines where secrets.contains(where: { line.contains($0) }) {
             Issue.record("a token in the log: \(line.prefix(80))…", sourceLocation: sourceLocation)
         }
+    }
+
+    /// A refresh coordinator of its own on this gateway's Redis, Modgud
+    /// client and signals, as another instance has (its own single flight:
+    /// it can only wait on the lock), recording into `metrics`.
+    func coordinator(_ settings: RefreshCoordinator.Settings, metrics: MetricsRegistry) throws -> RefreshCoordinator {
+        let service = harness.service
+        return RefreshCoordinator(modgud: try #require(service.modgud), sessions: service.sessions, signals: service.refreshSignals,
+                                  settings: settings, relay: ModgudRelay(metrics: metrics), metrics: metrics)
+    }
+
+    /// A request context for calling a coordinator directly.
+    static func context() -> RequestContext {
+        RequestContext(requestID: "test", logger: Logger(sink: .capturing(LogCapture())), peer: SocketAddress?.none,
+                       routePattern: "/api/", parameters: [:], routeOptions: RouteOptions(), endpoint: RequestContext.notFound)
+    }
+
+    /// Waits past the time a failed refresh is answered again without
+    /// asking Modgud (`RefreshCoordinator.Settings.failureHold`, 1 s).
+    static func waitOutTheFailureHold() async throws {
+        try await Task.sleep(for: RefreshCoordinator.Settings().failureHold + .milliseconds(200))
     }
 
     /// Polls `condition` (what the simulator did on its own time) until it

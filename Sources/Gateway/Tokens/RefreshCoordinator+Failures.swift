@@ -1,0 +1,46 @@
+import Modgud
+import Sessions
+
+/// A refresh that failed (Modgud's 429, or Modgud unavailable) is
+/// remembered for a moment in the store, beside the session: the holder
+/// writes it before releasing the lock and publishing the outcome, and
+/// whoever takes the lock within `Settings.failureHold` answers the same
+/// without asking Modgud. Otherwise a waiter that missed the published
+/// outcome (its poll fell between the release and the message, or pub/sub
+/// dropped the message) would send the refresh again to a Modgud that is
+/// throttling or failing.
+extension RefreshCoordinator {
+    /// Remembers `result` when it is a failure the next holder should share.
+    func rememberFailure(_ result: RefreshResult, lockName: String) async {
+        guard settings.failureHold > .zero, let signal = result.signal, RefreshResult(failure: signal) != nil else { return }
+        let hold = UInt64(settings.failureHold.wholeMilliseconds)
+        let record = StoredRecord(bytes: Array(signal.encoded.utf8), absoluteExpiry: sessions.now &+ hold)
+        try? await sessions.store.save(Self.failureKey(lockName), record: record, ttl: settings.failureHold)
+    }
+
+    /// The failure remembered for the session `lockName` names, if one is
+    /// younger than the hold.
+    func recentFailure(lockName: String) async -> RefreshResult? {
+        guard settings.failureHold > .zero,
+              let record = try? await sessions.store.load(Self.failureKey(lockName), touch: nil) else { return nil }
+        return RefreshResult(failure: RefreshSignal(encoded: Substring(String(decoding: record.bytes, as: UTF8.self))))
+    }
+
+    /// Beside the session records; a session's store key never holds `:`.
+    private static func failureKey(_ lockName: String) -> String { "refresh-failed:" + lockName }
+}
+
+extension RefreshResult {
+    /// The failure a published or remembered outcome stands for: Modgud's
+    /// 429 or Modgud unavailable; nil for anything else.
+    init?(failure signal: RefreshSignal?) {
+        switch signal {
+        case .rateLimited(let headers, let body)?:
+            self = .rateLimited(ModgudReply(status: .tooManyRequests, headers: headers, body: body))
+        case .unavailable?:
+            self = .unavailable
+        case .refreshed?, .ended?, nil:
+            return nil
+        }
+    }
+}
