@@ -122,39 +122,40 @@ struct RefreshFailureTests {
         await fixture.stop()
     }
 
-    /// A request that comes for the lock just after a refresh got 429 (as a
+    /// A request that takes the lock just after a refresh got 429 (as a
     /// waiter that missed the published outcome does) answers the same 429
-    /// without asking Modgud, for the failure hold (1 s); after it, the
-    /// next attempt asks Modgud again.
-    @Test func a429IsSharedWithTheNextHolderForAMoment() async throws {
+    /// without asking Modgud. The first refresh here keeps its failure for
+    /// 30 s rather than the gateway's 1 s, so that a slow machine cannot
+    /// outlast it; that the gateway's second runs out, `RefreshTests` shows
+    /// (its tests wait it out, then refresh).
+    @Test func a429IsSharedWithTheNextHolder() async throws {
         let fixture = try await Self.throttled()
         let simulator = fixture.harness.simulator
         let metrics = MetricsRegistry()
+        let holder = try fixture.coordinator(.init(skew: .seconds(60), failureHold: .seconds(30)), metrics: MetricsRegistry())
         let elsewhere = try fixture.coordinator(.init(skew: .seconds(60)), metrics: metrics)
         let context = RefreshFixture.context()
         fixture.lifetime(3600)
         var session = try #require(try await fixture.session())
         let mark = simulator.lastRequestSeq
-
-        let first = try await fixture.get()
-        #expect(first.status == 429)
-        func attempt() async throws -> HTTPResponse? {
+        func attempt(_ coordinator: RefreshCoordinator) async throws -> HTTPResponse? {
             do {
-                _ = try await elsewhere.accessToken(for: &session, audience: nil, client: .v4(0x7F00_0001), context: context)
+                _ = try await coordinator.accessToken(for: &session, audience: nil, client: .v4(0x7F00_0001), context: context)
                 return nil
             } catch let answer as RelayedAnswer {
                 return answer.response
             }
         }
-        let shared = try await attempt()
+
+        let first = try await attempt(holder)
+        #expect(first?.status == .tooManyRequests)
+        #expect(ModgudProbe.refreshCalls(simulator, since: mark).count == 1)
+        let shared = try await attempt(elsewhere)
         #expect(shared?.status == .tooManyRequests)
-        #expect(shared?.headers["Retry-After"] == first.header("Retry-After"))
+        #expect(shared?.headers["Retry-After"] != nil)
+        #expect(shared?.headers["Retry-After"] == first?.headers["Retry-After"], "Modgud's own, as it was")
         #expect(ModgudProbe.refreshCalls(simulator, since: mark).count == 1, "shared, not sent again")
         #expect(metricValue(metrics.render(), "bff_refresh_total", #"outcome="held_back""#) == 1)
-
-        try await RefreshFixture.waitOutTheFailureHold()
-        #expect(try await attempt()?.status == .tooManyRequests, "Modgud still throttles")
-        #expect(ModgudProbe.refreshCalls(simulator, since: mark).count == 2, "after the hold, Modgud is asked again")
         #expect(try await fixture.tokens() != nil, "the session stays")
         await fixture.stop()
     }
