@@ -1,14 +1,7 @@
 import Testing
-import Foundation
-import Dispatch
-import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 import Configuration
 import Core
 import HTTP
-import System
 import TestSupport
 @testable import Gateway
 
@@ -73,7 +66,8 @@ struct ProxyResponseHygieneTests {
     /// the gateway's own framing once, and the body whole.
     @Test(arguments: Path.allCases)
     func hopByHopFieldsNeverReachTheBrowserAndEndToEndFieldsPassUnchanged(path: Path) async throws {
-        let upstream = try HopByHopUpstream(answer: Self.answer)
+        // Bytes written by hand: fields the gateway's own server never sends.
+        let upstream = try RawUpstream([.answer(Self.answer, then: .close)])
         let harness = try await GatewayHarness.start(gateway: {
             $0.routes = [RouteConfig(prefix: "/open/", upstream: HTTPURL("http://127.0.0.1:\(upstream.port)/base/")!,
                                      token: .none)]
@@ -96,8 +90,8 @@ struct ProxyResponseHygieneTests {
         #expect(withoutTask() - before == (path == .loop ? 1 : 0), "the \(path) path answered")
 
         #expect(response.status == 200)
-        let seen = upstream.requests
-        #expect(seen.map(\.line) == [(path == .loop ? "GET" : "POST") + " /base/items?x=1 HTTP/1.1"])
+        let seen = upstream.received
+        #expect(seen.map(\.requestLine) == [(path == .loop ? "GET" : "POST") + " /base/items?x=1 HTTP/1.1"])
         if path == .worker { #expect(seen.first?.body == body, "the upload arrived whole") }
 
         let names = response.headers.map { $0.0.lowercased() }
@@ -119,95 +113,6 @@ struct ProxyResponseHygieneTests {
         #expect(response.bodyText == Self.pieces.joined(), "the body, whole")
 
         await harness.stop()
-        upstream.stop()
-    }
-}
-
-/// An upstream on a loopback port that answers every request with the same
-/// bytes, written by hand (fields the gateway's own server would never
-/// send), then closes. One connection at a time, blocking I/O on a
-/// Dispatch queue of its own (never the cooperative pool). It records each
-/// request line and `Content-Length` body.
-final class HopByHopUpstream: Sendable {
-    struct Seen: Sendable {
-        var line: String
-        var body: [UInt8]
-    }
-
-    let port: UInt16
-    private let seen = Mutex<[Seen]>([])
-    private let stopped = Atomic<Bool>(false)
-
-    init(answer: String) throws {
-        let listener = try Socket.listen(on: SocketAddress(ip: IPAddress("127.0.0.1")!, port: 0), reusePort: false)
-        do {
-            port = try Socket.localAddress(listener).port
-        } catch {
-            Glibc.close(listener)
-            throw error
-        }
-        let bytes = Array(answer.utf8)
-        DispatchQueue(label: "hop-by-hop-upstream").async { [self] in serve(listener, bytes) }
-    }
-
-    var requests: [Seen] { seen.withLock { $0 } }
-
-    /// Ends the accept loop (within 100 ms); it closes the listener.
-    func stop() { stopped.store(true, ordering: .relaxed) }
-
-    private func serve(_ listener: Int32, _ answer: [UInt8]) {
-        defer { Glibc.close(listener) }
-        while !stopped.load(ordering: .relaxed) {
-            // The listener is non-blocking: wait for a connection first.
-            var pfd = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 100) == 1, let (fd, _) = try? Socket.accept(listener) else { continue }
-            if let request = Self.readRequest(fd) {
-                seen.withLock { $0.append(request) }
-                Self.write(answer, to: fd)
-            }
-            Glibc.shutdown(fd, Int32(SHUT_WR))
-            Glibc.close(fd)
-        }
-    }
-
-    /// The request line and a `Content-Length` body; nil when the client
-    /// went away or was silent for 10 s.
-    private static func readRequest(_ fd: Int32) -> Seen? {
-        var input: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        func fill() -> Bool {
-            var cfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&cfd, 1, 10_000) == 1 else { return false }
-            let count = read(fd, &buffer, buffer.count)
-            guard count > 0 else { return false }
-            input.append(contentsOf: buffer[0..<count])
-            return true
-        }
-        var headEnd: Int?
-        while headEnd == nil {
-            guard fill() else { return nil }
-            headEnd = input.firstRange(of: [13, 10, 13, 10])?.upperBound
-        }
-        let head = String(decoding: input[..<headEnd!], as: UTF8.self)
-        let lines = head.components(separatedBy: "\r\n")
-        let length = lines.dropFirst().compactMap { line -> Int? in
-            guard line.lowercased().hasPrefix("content-length:") else { return nil }
-            return Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
-        }.first ?? 0
-        while input.count - headEnd! < length {
-            guard fill() else { return nil }
-        }
-        return Seen(line: lines[0], body: Array(input[headEnd!..<(headEnd! + length)]))
-    }
-
-    private static func write(_ bytes: [UInt8], to fd: Int32) {
-        var offset = 0
-        while offset < bytes.count {
-            var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            guard poll(&pfd, 1, 10_000) == 1 else { return }
-            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { return }
-            offset += n
-        }
+        withExtendedLifetime(upstream) {}
     }
 }

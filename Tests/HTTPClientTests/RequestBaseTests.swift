@@ -1,6 +1,7 @@
 import HTTP
 @testable import HTTPClient
 import Testing
+import TestSupport
 
 /// A request made on a base (`HTTPClientRequest(base:appending:)`, a proxy
 /// route's upstream) is the request to the base's URL followed by the

@@ -1,6 +1,7 @@
 import Core
 import Dispatch
 import System
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -74,11 +75,5 @@ final class ScriptedUpstream: Sendable {
         let bytes = Array(answer.utf8)
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         Glibc.shutdown(fd, Int32(SHUT_WR))
-    }
-}
-
-extension String {
-    func trimmedBlanks() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }

@@ -1,5 +1,6 @@
 @testable import HTTPClient
 import Testing
+import TestSupport
 
 /// Cancelling the task that waits for a plain-`http` stream's head aborts
 /// it, unless the request says its task's cancellation is not its own

@@ -1,5 +1,6 @@
 @testable import HTTPClient
 import Testing
+import TestSupport
 
 /// A sized body that arrives with its head is handed over whole, with no
 /// channel between the connection and the reader; it reads like a
