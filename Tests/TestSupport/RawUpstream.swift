@@ -103,7 +103,13 @@ public final class RawUpstream: Sendable {
     public var received: [Received] { state.received.withLock { $0 } }
 
     /// Listens on 127.0.0.1; once `script` is used up, requests are hung up on.
-    public init(_ script: [Reply]) throws {
+    public convenience init(_ script: [Reply]) throws {
+        try self.init { _ in script }
+    }
+
+    /// Listens on 127.0.0.1 and answers from the script `script` makes
+    /// for the port it listens on (replies that name the upstream's URL).
+    public init(_ script: (_ port: UInt16) -> [Reply]) throws {
         let listener = try Socket.listen(on: SocketAddress(ip: IPAddress("127.0.0.1")!, port: 0), reusePort: false)
         do {
             port = try Socket.localAddress(listener).port
@@ -111,7 +117,7 @@ public final class RawUpstream: Sendable {
             Glibc.close(listener)
             throw error
         }
-        let state = State(script: script)
+        let state = State(script: script(port))
         self.state = state
         Self.onOwnThread { Self.acceptLoop(listener, state) }
     }

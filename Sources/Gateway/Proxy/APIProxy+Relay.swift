@@ -3,7 +3,9 @@ import HTTPClient
 
 /// The upstream's answer as the browser's (bff-api.md, "API proxy"): its
 /// fields filtered in place, the gateway's own cookies never relayed, a
-/// small sized body passed whole.
+/// personal answer kept out of shared caches, the upstream's own URLs
+/// moved to the public origin (`AnswerRules`), a small sized body passed
+/// whole.
 extension APIProxy {
     /// Bodies up to this size with a declared length are read whole before
     /// answering, so the answer leaves in one write; larger or unsized ones
@@ -13,11 +15,11 @@ extension APIProxy {
     /// The upstream's answer as the browser's. Its fields are filtered in
     /// their own buffer, which the consumed `response` leaves to this
     /// function alone: no second buffer, no field copied.
-    func relay(_ response: consuming HTTPClientStreamingResponse, head: Bool, extraCookies: [String],
+    func relay(_ response: consuming HTTPClientStreamingResponse, head: Bool, rules: AnswerRules, extraCookies: [String],
                context: RequestContext) async throws -> HTTPResponse {
         // Consumed, so the answer's header buffer has one owner (the
         // request id is added to it in place).
-        let relayed = relayed(response, head: head, extraCookies: extraCookies)
+        let relayed = relayed(response, head: head, rules: rules, extraCookies: extraCookies)
         switch consume relayed {
         case .answer(let answer):
             return answer
@@ -29,9 +31,9 @@ extension APIProxy {
     /// `relay` for an answer started without a task: the answer goes to
     /// `done`, from a task of its own only when a small body must still
     /// be collected (it did not come with the head).
-    func relay(_ response: consuming HTTPClientStreamingResponse, head: Bool, context: RequestContext,
+    func relay(_ response: consuming HTTPClientStreamingResponse, head: Bool, rules: AnswerRules, context: RequestContext,
                _ done: @escaping AnswerHandler) {
-        let relayed = relayed(response, head: head, extraCookies: [])
+        let relayed = relayed(response, head: head, rules: rules, extraCookies: [])
         switch consume relayed {
         case .answer(let answer):
             done(.success(answer))
@@ -65,7 +67,8 @@ extension APIProxy {
         case collect(HTTPStatus, HTTPHeaders, HTTPClientResponseBody)
     }
 
-    private func relayed(_ response: consuming HTTPClientStreamingResponse, head: Bool, extraCookies: [String]) -> Relayed {
+    private func relayed(_ response: consuming HTTPClientStreamingResponse, head: Bool, rules: AnswerRules,
+                         extraCookies: [String]) -> Relayed {
         let (status, body) = (response.status, response.body)
         var headers = response.headers
         _ = consume response
@@ -75,13 +78,41 @@ extension APIProxy {
         // client accepts when its items agree, reads as none: it streams.
         var length: Int?
         var lengthSeen = false
+        // A personal answer's caching fields, and the locations moved from
+        // the upstream's base to the public origin, added back below.
+        var cacheControl: [String] = []
+        var varyCoversCookie = false
+        var locations: [(name: String, value: String)] = []
         headers.removeFields { name, value in
             if !lengthSeen, HTTPHeaders.equals(name, lowercase: "content-length") {
                 lengthSeen = true
                 length = HTTPHeaders.decimal(value)
             }
             if Self.isNamed(name, in: Self.responseHeadersDropped, or: named) { return true }
+            if rules.personal {
+                if HTTPHeaders.equals(name, lowercase: "cache-control") {
+                    cacheControl.append(String(decoding: value, as: UTF8.self))
+                    return true
+                }
+                if !varyCoversCookie, HTTPHeaders.equals(name, lowercase: "vary") {
+                    varyCoversCookie = AnswerRules.varyCoversCookie(value)
+                }
+            }
+            if HTTPHeaders.equals(name, lowercase: "location") || HTTPHeaders.equals(name, lowercase: "content-location"),
+               let moved = rules.publicLocation(value) {
+                locations.append((String(decoding: name, as: UTF8.self), moved))
+                return true
+            }
             return HTTPHeaders.equals(name, lowercase: "set-cookie") && isGatewayCookie(String(decoding: value, as: UTF8.self))
+        }
+        for (name, value) in locations { headers.add(name, value) }
+        if rules.personal {
+            if cacheControl.isEmpty {
+                headers.add("Cache-Control", "", "private", checked: true)
+            } else {
+                headers.add("Cache-Control", AnswerRules.privateCacheControl(cacheControl))
+            }
+            if !varyCoversCookie { headers.add("Vary", "", "Cookie", checked: true) }
         }
         for cookie in extraCookies { headers.add("Set-Cookie", cookie) }
         if let length, length <= Self.smallBodyBytes, !head, status.allowsBody {

@@ -48,12 +48,13 @@ final class APIProxy: Sendable {
             let options = RouteOptions(maxBodyBytes: route.maxBodyBytes ?? .max, csrf: true)
             let base = upstreams.base(route.upstream.description)
             let nested = Self.nestedPrefixes(below: route, in: routes)
+            let rules = AnswerRules(route: route, publicOrigin: publicOrigin)
             // One route for all its methods; the router answers HEAD with GET.
             let answered = methods.filter { $0 != .head || !methods.contains(.get) }
             router.addStarting(answered, route.prefix + "*", options: options) { [self] request in
-                start(request, route: route, base: base, nested: nested)
+                start(request, route: route, base: base, nested: nested, rules: rules)
             } otherwise: { [self] request, context in
-                try await forward(request, route: route, base: base, nested: nested, context: context)
+                try await forward(request, route: route, base: base, nested: nested, rules: rules, context: context)
             }
         }
     }
@@ -64,7 +65,8 @@ final class APIProxy: Sendable {
     /// one that needs no refresh), on one of the upstream client's loops.
     /// Nil for anything else, which `forward` serves: the same checks and
     /// answers, the same upstream request.
-    func start(_ request: HTTPRequest, route: RouteConfig, base: HTTPClientBase, nested: [[String]]) -> AnswerStart? {
+    func start(_ request: HTTPRequest, route: RouteConfig, base: HTTPClientBase, nested: [[String]],
+               rules: AnswerRules) -> AnswerStart? {
         guard request.body.declaredLength == 0, upstreams.startsOnLoop(base) else { return nil }
         let path = request.path
         guard Self.isBelow(path, prefix: route.prefix) else { return nil }
@@ -90,7 +92,7 @@ final class APIProxy: Sendable {
             upstreams.startOnLoop(upstreamRequest) { [self] (result: consuming Result<HTTPClientStreamingResponse, HTTPClientError>) in
                 switch consume result {
                 case .success(let response):
-                    relay(response, head: head, context: context, done)
+                    relay(response, head: head, rules: rules, context: context, done)
                 case .failure(let error):
                     done(.failure(Self.failure(error, context: context)))
                 }
@@ -101,10 +103,10 @@ final class APIProxy: Sendable {
     /// Sends `request` to `route`'s upstream, whose base URL is `base`
     /// (`route.upstream` written out and taken apart once, at registration);
     /// `nested` are the longer prefixes configured below the route's
-    /// (`nestedPrefixes`).
+    /// (`nestedPrefixes`), `rules` what the relay does to its answers.
     @inline(__always)
     func forward(_ request: HTTPRequest, route: RouteConfig, base: HTTPClientBase, nested: [[String]],
-                 context: RequestContext) async throws -> HTTPResponse
+                 rules: AnswerRules, context: RequestContext) async throws -> HTTPResponse
     {
         let path = request.path
         guard Self.isBelow(path, prefix: route.prefix) else { throw GatewayError.notFound }
@@ -146,7 +148,8 @@ final class APIProxy: Sendable {
             if let bodyError = upload?.failure { throw bodyError }
             throw Self.failure(error, context: context)
         }
-        return try await relay(consume response, head: request.method == .head, extraCookies: extraCookies, context: context)
+        return try await relay(consume response, head: request.method == .head, rules: rules, extraCookies: extraCookies,
+                               context: context)
     }
 
     // MARK: Tokens
@@ -192,80 +195,6 @@ final class APIProxy: Sendable {
         }
         return HTTPClientRequest(method: request.method, base: base, appending: suffix,
                                  headers: upstreamHeaders(request.headers, token: token, client: client), timeout: timeout)
-    }
-
-    // MARK: Headers
-
-    /// Never sent upstream: hop-by-hop fields (RFC 9110 §7.6.1), the
-    /// browser's credentials and CSRF proof, framing the client recomputes,
-    /// and forwarding fields the gateway sets itself.
-    static let requestHeadersDropped = FieldNameSet([
-        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-        "proxy-authorization", "proxy-authenticate", "host", "content-length", "expect",
-        "cookie", "x-csrf", "authorization",
-        "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "forwarded", "x-real-ip", "modgud-forwarded-for",
-    ])
-
-    /// Never relayed to the browser: hop-by-hop and framing fields;
-    /// `Clear-Site-Data` too: an upstream must not make the browser drop
-    /// the gateway's session cookie.
-    static let responseHeadersDropped = FieldNameSet([
-        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-        "proxy-authenticate", "content-length", "clear-site-data",
-    ])
-
-    func upstreamHeaders(_ incoming: HTTPHeaders, token: Secret?, client: IPAddress) -> HTTPHeaders {
-        let named = Self.connectionTokens(incoming, beyond: Self.requestHeadersDropped)
-        // The fields added below: their names, "Bearer ", an address and a scheme fit in 128 bytes.
-        let added = (token?.revealed.utf8.count ?? 0) + forwardedHost.utf8.count + 128
-        var headers = HTTPHeaders(capacity: incoming.count + 4, byteCapacity: incoming.byteCount + added)
-        for index in 0..<incoming.count where !Self.isNamed(incoming, index, in: Self.requestHeadersDropped, or: named) {
-            headers.add(fieldAt: index, of: incoming)
-        }
-        // The gateway's own fields, under token names, are marked checked
-        // when their values are known to be clean, so the client does not
-        // check them again: the token is checked here, an address and a
-        // scheme are clean as written, the public authority was checked once.
-        if let token {
-            let clean = token.revealed.withContiguousUTF8 { HTTPRequestParser.isFieldValue(UnsafeRawBufferPointer($0)) }
-            headers.add("Authorization", "Bearer ", token.revealed, checked: clean)
-        }
-        headers.add("X-Forwarded-For", "", client.description, checked: true)
-        headers.add("X-Forwarded-Proto", "", publicOrigin.scheme.rawValue, checked: true)
-        headers.add("X-Forwarded-Host", "", forwardedHost, checked: forwardedHostIsClean)
-        return headers
-    }
-
-    /// The field names a `Connection` header lists (hop-by-hop for this
-    /// message only) that `fixed` does not drop anyway. Usually none
-    /// (`Connection: keep-alive`), and then nothing is allocated.
-    static func connectionTokens(_ headers: HTTPHeaders, beyond fixed: FieldNameSet) -> [Substring] {
-        var names: [Substring] = []
-        for index in 0..<headers.count where headers.nameEquals(at: index, lowercase: "connection") {
-            // The usual value lists no field name: skip the split.
-            if headers.valueEquals(at: index, lowercase: "keep-alive") || headers.valueEquals(at: index, lowercase: "close") {
-                continue
-            }
-            var rest = Substring(headers.value(at: index))
-            while !rest.isEmpty {
-                let comma = rest.utf8.firstIndex(of: UInt8(ascii: ",")) ?? rest.endIndex
-                let name = rest[..<comma].trimmingSpacesAndTabs
-                if !name.isEmpty, !fixed.contains(name), !name.equalsIgnoringASCIICase("close") { names.append(name) }
-                rest = comma == rest.endIndex ? rest[comma...] : rest[rest.utf8.index(after: comma)...]
-            }
-        }
-        return names
-    }
-
-    /// Whether field `index` of `headers` is one of `fixed` or `listed`,
-    /// ignoring ASCII case.
-    static func isNamed(_ headers: HTTPHeaders, _ index: Int, in fixed: FieldNameSet, or listed: [Substring]) -> Bool {
-        headers.withField(at: index) { name, _ in isNamed(name, in: fixed, or: listed) }
-    }
-
-    /// Whether `name` is one of `fixed` or `listed`, ignoring ASCII case.
-    static func isNamed(_ name: UnsafeBufferPointer<UInt8>, in fixed: FieldNameSet, or listed: [Substring]) -> Bool {
-        fixed.contains(name) || listed.contains { listed in listed.withContiguousUTF8 { String.equalIgnoringASCIICase(name, $0) } }
     }
 
     static func failure(_ error: HTTPClientError, context: RequestContext) -> GatewayError {

@@ -84,9 +84,10 @@ final class NginxFront: Sendable {
     }
 
     /// Makes the certificate and the static root, writes the configuration
-    /// (the site file rewritten, proxying to `gatewayPort`) and starts nginx
-    /// on `port`; returns once nginx accepts connections there.
-    static func start(port: UInt16, gatewayPort: UInt16) async throws -> NginxFront {
+    /// (the site file rewritten, proxying to `gatewayPort`, or `site` in its
+    /// place) and starts nginx on `port`; returns once nginx accepts
+    /// connections there.
+    static func start(port: UInt16, gatewayPort: UInt16, site: String? = nil) async throws -> NginxFront {
         let nginx = try locate("nginx", in: ["/usr/sbin", "/usr/local/sbin", "/usr/local/nginx/sbin"])
         let openssl = try locate("openssl", in: ["/usr/bin", "/usr/local/bin"])
         let directory = NSTemporaryDirectory() + "modgud-nginx-\(UUID().uuidString)"
@@ -110,8 +111,8 @@ final class NginxFront: Sendable {
             throw NginxFrontError.certificate(log: (try? String(contentsOfFile: directory + "/openssl.out", encoding: .utf8)) ?? "")
         }
 
-        let site = try siteConfiguration(port: port, gatewayPort: gatewayPort, certificate: certificate, key: key,
-                                         root: directory + "/www")
+        let site = try site ?? siteConfiguration(port: port, gatewayPort: gatewayPort, certificate: certificate, key: key,
+                                                 root: directory + "/www")
         try site.write(toFile: directory + "/modgud-bff.conf", atomically: true, encoding: .utf8)
         let main = """
             worker_processes 1;

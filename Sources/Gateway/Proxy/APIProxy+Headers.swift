@@ -1,0 +1,88 @@
+import Core
+import HTTP
+
+/// Which of the browser's fields go upstream, and which of the upstream's
+/// come back (Docs/proxy.md, "What the upstream receives").
+extension APIProxy {
+    /// Never sent upstream: hop-by-hop fields (RFC 9110 §7.6.1), the
+    /// browser's credentials and CSRF proof, framing the client recomputes,
+    /// forwarding fields (the gateway sets its own), and fields through
+    /// which a browser could steer an upstream or the frameworks in front
+    /// of it: another method, another path, another client address. Every
+    /// `X-Forwarded-*` field is dropped too (`isForwardingField`).
+    static let requestHeadersDropped = FieldNameSet([
+        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+        "proxy-authorization", "proxy-authenticate", "host", "content-length", "expect",
+        "cookie", "x-csrf", "authorization",
+        "forwarded", "modgud-forwarded-for", "x-real-ip", "true-client-ip", "x-client-ip", "cf-connecting-ip",
+        "x-http-method-override", "x-method-override", "x-http-method", "x-original-url", "x-rewrite-url",
+    ])
+
+    /// Whether `name` starts with `X-Forwarded-` (any case): `-For`,
+    /// `-Proto`, `-Host`, `-Port`, `-Prefix`, `-Server`, `-Ssl` and every
+    /// other such field a framework may believe.
+    static func isForwardingField(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        let prefix: StaticString = "x-forwarded-"
+        guard name.count > prefix.utf8CodeUnitCount else { return false }
+        return HTTPHeaders.equals(UnsafeBufferPointer(rebasing: name[0..<prefix.utf8CodeUnitCount]), lowercase: prefix)
+    }
+
+    /// Never relayed to the browser: hop-by-hop and framing fields;
+    /// `Clear-Site-Data` too: an upstream must not make the browser drop
+    /// the gateway's session cookie.
+    static let responseHeadersDropped = FieldNameSet([
+        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+        "proxy-authenticate", "content-length", "clear-site-data",
+    ])
+
+    func upstreamHeaders(_ incoming: HTTPHeaders, token: Secret?, client: IPAddress) -> HTTPHeaders {
+        let named = Self.connectionTokens(incoming, beyond: Self.requestHeadersDropped)
+        // The fields added below: their names, "Bearer ", an address and a scheme fit in 128 bytes.
+        let added = (token?.revealed.utf8.count ?? 0) + forwardedHost.utf8.count + 128
+        var headers = HTTPHeaders(capacity: incoming.count + 4, byteCapacity: incoming.byteCount + added)
+        for index in 0..<incoming.count {
+            let dropped = incoming.withField(at: index) { name, _ in
+                Self.isNamed(name, in: Self.requestHeadersDropped, or: named) || Self.isForwardingField(name)
+            }
+            if !dropped { headers.add(fieldAt: index, of: incoming) }
+        }
+        // The gateway's own fields, under token names, are marked checked
+        // when their values are known to be clean, so the client does not
+        // check them again: the token is checked here, an address and a
+        // scheme are clean as written, the public authority was checked once.
+        if let token {
+            let clean = token.revealed.withContiguousUTF8 { HTTPRequestParser.isFieldValue(UnsafeRawBufferPointer($0)) }
+            headers.add("Authorization", "Bearer ", token.revealed, checked: clean)
+        }
+        headers.add("X-Forwarded-For", "", client.description, checked: true)
+        headers.add("X-Forwarded-Proto", "", publicOrigin.scheme.rawValue, checked: true)
+        headers.add("X-Forwarded-Host", "", forwardedHost, checked: forwardedHostIsClean)
+        return headers
+    }
+
+    /// The field names a `Connection` header lists (hop-by-hop for this
+    /// message only) that `fixed` does not drop anyway. Usually none
+    /// (`Connection: keep-alive`), and then nothing is allocated.
+    static func connectionTokens(_ headers: HTTPHeaders, beyond fixed: FieldNameSet) -> [Substring] {
+        var names: [Substring] = []
+        for index in 0..<headers.count where headers.nameEquals(at: index, lowercase: "connection") {
+            // The usual value lists no field name: skip the split.
+            if headers.valueEquals(at: index, lowercase: "keep-alive") || headers.valueEquals(at: index, lowercase: "close") {
+                continue
+            }
+            var rest = Substring(headers.value(at: index))
+            while !rest.isEmpty {
+                let comma = rest.utf8.firstIndex(of: UInt8(ascii: ",")) ?? rest.endIndex
+                let name = rest[..<comma].trimmingSpacesAndTabs
+                if !name.isEmpty, !fixed.contains(name), !name.equalsIgnoringASCIICase("close") { names.append(name) }
+                rest = comma == rest.endIndex ? rest[comma...] : rest[rest.utf8.index(after: comma)...]
+            }
+        }
+        return names
+    }
+
+    /// Whether `name` is one of `fixed` or `listed`, ignoring ASCII case.
+    static func isNamed(_ name: UnsafeBufferPointer<UInt8>, in fixed: FieldNameSet, or listed: [Substring]) -> Bool {
+        fixed.contains(name) || listed.contains { listed in listed.withContiguousUTF8 { String.equalIgnoringASCIICase(name, $0) } }
+    }
+}
