@@ -7,7 +7,12 @@ import Glibc
 /// and writing `Set-Cookie` values. Values are never logged or printed by
 /// this type: callers get them back as `Secret` or raw bytes only.
 enum CookieHeader {
-    /// The value of the first cookie called `name` in `header`, or nil.
+    /// The value of the cookie called `name` in `header`; nil when there
+    /// is none, and nil when there are several. A second cookie of the
+    /// gateway's names is never a browser's own doing: a sibling subdomain
+    /// or a page that could write cookies placed it to make the gateway
+    /// pick the one it chose (`Path` and `Domain` decide the order a
+    /// browser sends them in). Neither is used; the answer expires it.
     ///
     /// Tolerant of spaces and tabs around pairs, names and values, of an
     /// empty pair (`a=1;; b=2`) and of a DQUOTE-wrapped value; a pair
@@ -26,9 +31,31 @@ enum CookieHeader {
         return utf8[lower..<utf8.index(lower, offsetBy: found.count)]
     }
 
-    /// Where the value of the first pair called `name` lies in `bytes`.
+    /// Where the value of the one pair called `name` lies in `bytes`; nil
+    /// when no pair or several are called `name` (see `value(named:in:)`).
     static func valueRange(named name: UnsafeBufferPointer<UInt8>, in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
-        var start = 0
+        guard let first = firstValueRange(named: name, in: bytes, from: 0),
+              // The rest of the header, past the first pair, names it no more.
+              firstValueRange(named: name, in: bytes, from: first.upperBound) == nil else { return nil }
+        return first
+    }
+
+    /// Whether more than one pair in `bytes` is called `name`.
+    static func namesSeveral(_ name: UnsafeBufferPointer<UInt8>, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = firstValueRange(named: name, in: bytes, from: 0) else { return false }
+        return firstValueRange(named: name, in: bytes, from: first.upperBound) != nil
+    }
+
+    /// Where the value of the first pair called `name` at or after
+    /// `offset` (a pair's start or inside the pair before it) lies.
+    private static func firstValueRange(named name: UnsafeBufferPointer<UInt8>, in bytes: UnsafeBufferPointer<UInt8>,
+                                        from offset: Int) -> Range<Int>? {
+        var start = offset
+        if start > 0 {
+            // Inside the pair found before: the next pair starts after its `;`.
+            guard let end = index(of: UInt8(ascii: ";"), in: bytes, start..<bytes.count) else { return nil }
+            start = end + 1
+        }
         while start < bytes.count {
             // `memchr` for the delimiters: the session cookie's value is a
             // hundred bytes or so, scanned on every request.

@@ -111,9 +111,18 @@ public struct SessionManager: Sendable {
         cookieValue.withContiguousUTF8 { lookupAtOnce(cookieValue: $0) }
     }
 
-    /// The range of the session cookie's value in a `Cookie` header's bytes.
+    /// The range of the session cookie's value in a `Cookie` header's
+    /// bytes; nil when the header has none, or several (which name no
+    /// session: see `CookieHeader.value(named:in:)`).
     public func cookieValueRange(inHeader bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         configuration.cookieName.withContiguousUTF8 { CookieHeader.valueRange(named: $0, in: bytes) }
+    }
+
+    /// Whether a `Cookie` header names the session cookie more than once.
+    public func namesSeveralSessionCookies(_ cookieHeader: String) -> Bool {
+        configuration.cookieName.withContiguousUTF8 { name in
+            cookieHeader.withContiguousUTF8 { CookieHeader.namesSeveral(name, in: $0) }
+        }
     }
 
     /// The live session for the `Cookie` header, or nil for every kind of
@@ -136,7 +145,9 @@ public struct SessionManager: Sendable {
 
     /// Starts a session for `data` under a fresh random id, always: the
     /// browser's earlier session named in `cookieHeader`, if any, is ended
-    /// first (fixation defence). Adds the session to its user's index.
+    /// first (fixation defence); a header naming several is not trusted to
+    /// name the browser's own, and ends none. Adds the session to its
+    /// user's index.
     ///
     /// - Returns: the session and the `Set-Cookie` value that carries it.
     public func create(_ data: SessionData, replacing cookieHeader: String?)

@@ -165,7 +165,13 @@ final class APIProxy: Sendable {
         case .user, .userOrAnonymous:
             let anonymousAllowed = route.token == .userOrAnonymous
             guard var session = try await sessions.live(request, context), let refresher else {
-                if anonymousAllowed { return nil }
+                if anonymousAllowed {
+                    // Several session cookies name none; the answer expires the one it can.
+                    if let header = SignInContext.cookieHeader(request), sessions.namesSeveralSessionCookies(header) {
+                        expiredCookies.append(sessions.expiringCookie())
+                    }
+                    return nil
+                }
                 throw sessions.unauthenticated(request)
             }
             // A token that needs no refresh is read without entering the
