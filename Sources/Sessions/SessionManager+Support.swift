@@ -33,21 +33,21 @@ extension SessionManager {
         return Base64URL.encode(SHA256.hash(input))
     }
 
-    /// Ends the session an earlier cookie value names, if it parses: removes
-    /// its index entry (when its record still opens) and its record.
-    func endEarlier(cookieValue: Substring.UTF8View) async throws(SessionError) {
+    /// Ends the session an earlier cookie value names, if it parses: takes
+    /// its record (read and removed in one step) and removes its index
+    /// entry; returns the session the record held, when it opens, so that
+    /// its tokens can be revoked.
+    func endEarlier(cookieValue: Substring.UTF8View) async throws(SessionError) -> Session? {
         guard let old = try derive({ () throws(CryptoError) in try RecordScheme.session.handle(cookieValue: cookieValue) })
-        else { return }
-        let existing = try await call { () async throws(SessionStoreError) in
-            try await store.load(old.storeKey, touch: nil)
+        else { return nil }
+        memo.forget(storeKey: old.storeKey)
+        let taken = try await call { () async throws(SessionStoreError) in try await store.take(old.storeKey) }
+        guard let taken, case .found(let earlier) = open(taken, handle: old) else { return nil }
+        let index = Self.userIndex(subject: earlier.data.subject)
+        try await call { () async throws(SessionStoreError) in
+            try await store.removeFromIndex(index, member: old.storeKey)
         }
-        if let existing, case .found(let earlier) = open(existing, handle: old) {
-            let index = Self.userIndex(subject: earlier.data.subject)
-            try await call { () async throws(SessionStoreError) in
-                try await store.removeFromIndex(index, member: old.storeKey)
-            }
-        }
-        try await call { () async throws(SessionStoreError) in try await store.delete([old.storeKey]) }
+        return earlier
     }
 
     /// Opens and decodes a session record; checks the absolute expiry.

@@ -153,6 +153,15 @@ public struct SessionManager: Sendable {
     public func create(_ data: SessionData, replacing cookieHeader: String?)
         async throws(SessionError) -> (session: Session, setCookie: Secret)
     {
+        let created = try await createEnding(data, replacing: cookieHeader)
+        return (created.session, created.setCookie)
+    }
+
+    /// `create`, also returning the earlier session it ended (as its
+    /// record held it when taken), whose tokens the caller revokes.
+    public func createEnding(_ data: SessionData, replacing cookieHeader: String?)
+        async throws(SessionError) -> (session: Session, setCookie: Secret, ended: Session?)
+    {
         let now = clock.unixMilliseconds()
         var absolute = now &+ UInt64(configuration.absoluteTimeout.wholeMilliseconds)
         if let refreshExpiry = data.tokens.refreshTokenExpiresAt { absolute = min(absolute, refreshExpiry) }
@@ -161,8 +170,9 @@ public struct SessionManager: Sendable {
         let content = SessionRecord(data: data, authenticatedAt: now, absoluteExpiresAt: absolute)
         let record = try sealed(content.encoded(), scheme: .session, handle: handle, version: 1, absoluteExpiry: absolute)
 
+        var ended: Session?
         if let header = cookieHeader, let old = CookieHeader.value(named: configuration.cookieName, in: header) {
-            try await endEarlier(cookieValue: old)
+            ended = try await endEarlier(cookieValue: old)
         }
         let idle = configuration.idleTimeout
         let index = Self.userIndex(subject: data.subject)
@@ -174,7 +184,7 @@ public struct SessionManager: Sendable {
         let session = Session(data: data, authenticatedAt: now, absoluteExpiresAt: absolute, version: 1, handle: handle)
         let maxAge: Int64? = configuration.cookieLifetime == .untilAbsoluteExpiry ? Int64(absolute - now) / 1000 : nil
         let setCookie = CookieHeader.setCookie(name: configuration.cookieName, value: cookieValue, maxAge: maxAge)
-        return (session, Secret(setCookie))
+        return (session, Secret(setCookie), ended)
     }
 
     /// Replaces the session's content with `data` if nobody wrote it since

@@ -398,6 +398,10 @@ struct AccountEndpointTests {
         #expect(listed.setCookie(named: "__Host-bff")?.contains("Max-Age=0") == true)
         #expect(try await deployment.recordExists(session) == false)
         #expect(try await browser.get("/bff/user").status == 401)
+        // The refresh token the ended session held is revoked with its family (in the background).
+        let revokedFamilies = { ModgudProbe.refreshCount(deployment.simulator, "familyRevocations") }
+        try await RefreshFixture.waitUntil { revokedFamilies() == 1 }
+        #expect(revokedFamilies() == 1, "the ended session's family is revoked")
         await deployment.stop()
     }
 

@@ -217,8 +217,9 @@ struct RefreshTests {
 
     /// Modgud redeems (rotates) the refresh token but answers after the
     /// gateway's timeout; without a reuse leeway, sending the spent token
-    /// again would be a replay that revokes the family, so the gateway ends
-    /// this one session instead.
+    /// again would be a replay, so the gateway ends this one session
+    /// instead, and revokes its token (with it the family and the successor
+    /// nobody holds) through `/connect/revoke`, never through a replay.
     @Test func timedOutRefreshWithoutLeewayEndsTheSessionWithoutAReplay() async throws {
         let fixture = try await RefreshFixture.start(gateway: { $0.modgudTimeout = .seconds(3) })
         let simulator = fixture.harness.simulator
@@ -238,8 +239,8 @@ struct RefreshTests {
         #expect(ended.json?["error"]?.stringValue == "session_expired")
         #expect(ended.setCookies.contains { $0.hasPrefix("__Host-bff=") && $0.contains("Max-Age=0") })
         #expect(ModgudProbe.refreshCalls(simulator, since: mark).count == 1, "no second redemption reached Modgud")
-        #expect(ModgudProbe.refreshCount(simulator, "familyRevocations") == 0)
-        #expect(try await fixture.revokedFamilies() == 0, "the family is not revoked")
+        #expect(ModgudProbe.refreshCount(simulator, "replaysRejected") == 0)
+        try await fixture.expectFamilyRevokedByRevocation(since: mark)
         #expect(try await fixture.tokens() == nil)
         #expect(fixture.upstream.authorizations.isEmpty)
         fixture.expectOutcomeUnknownLogged(hiding: [before])
@@ -283,7 +284,8 @@ struct RefreshTests {
 
     /// Modgud redeems the refresh token, then the connection breaks before
     /// its answer arrives: as after a timeout, the token may be spent, so
-    /// the next attempt ends the session rather than replay it.
+    /// the next attempt ends the session rather than replay it, and revokes
+    /// its family.
     @Test func connectionLostAfterRedemptionEndsTheSessionWithoutAReplay() async throws {
         let fixture = try await RefreshFixture.start()
         let simulator = fixture.harness.simulator
@@ -303,8 +305,8 @@ struct RefreshTests {
         #expect(ended.status == 401)
         #expect(ended.json?["error"]?.stringValue == "session_expired")
         #expect(ModgudProbe.refreshCalls(simulator, since: mark).count == 1, "the spent token was never sent again")
-        #expect(ModgudProbe.refreshCount(simulator, "familyRevocations") == 0)
-        #expect(try await fixture.revokedFamilies() == 0)
+        #expect(ModgudProbe.refreshCount(simulator, "replaysRejected") == 0)
+        try await fixture.expectFamilyRevokedByRevocation(since: mark)
         fixture.expectOutcomeUnknownLogged(hiding: [before])
         await fixture.stop()
     }

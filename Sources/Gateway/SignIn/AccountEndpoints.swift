@@ -96,26 +96,13 @@ struct AccountEndpoints: Sendable {
         } catch let error as GatewayError {
             storeFailure = error
         }
-        var revocations: [(Secret, String)] = []
-        for tokens in [latest?.data.tokens, session.data.tokens].compactMap({ $0 }) {
-            if let refresh = tokens.refreshToken { revocations.append((refresh, "refresh_token")) }
-            revocations.append((tokens.accessToken, "access_token"))
-            for resource in tokens.resources.keys.sorted() {
-                revocations.append((tokens.resources[resource]!.accessToken, "access_token"))
-            }
-        }
-        var seen = Set<String>()
-        revocations = revocations.filter { seen.insert($0.0.revealed).inserted }
-        var failed = 0
-        for (token, hint) in revocations {
-            let reply = try? await shared.modgud.revoke(token, hint: hint)
-            if reply?.isSuccess != true { failed += 1 }
-        }
+        let (failed, count) = await refresher.revoker.revoke([latest?.data.tokens, session.data.tokens].compactMap { $0 },
+                                                            reason: "logout")
         if failed > 0 {
-            context.logger.warning("logout.revocation_failed", ["failed": .int(failed), "of": .int(revocations.count)])
+            context.logger.warning("logout.revocation_failed", ["failed": .int(failed), "of": .int(count)])
         }
         if let storeFailure {
-            context.logger.warning("logout.store_failed", ["revoked": .int(revocations.count - failed)])
+            context.logger.warning("logout.store_failed", ["revoked": .int(count - failed)])
             throw storeFailure.withCookie(expired)
         }
         context.logger.info("logout.completed")
@@ -169,7 +156,9 @@ struct AccountEndpoints: Sendable {
             // (revoked there, the user signed out everywhere): the session
             // is over here too.
             context.logger.info("session.token_rejected", ["endpoint": .string(endpoint)])
-            _ = try await shared.store(context) { () async throws(SessionError) in try await shared.sessions.end(session) }
+            let taken = try await shared.store(context) { () async throws(SessionError) in try await shared.sessions.take(session) }
+            refresher.revoker.revokeInBackground([taken?.data.tokens, session.data.tokens].compactMap { $0 },
+                                                 reason: "token_rejected", logger: context.logger)
             throw GatewayError.sessionExpired(cookie: shared.sessions.expiringCookie())
         }
         return (reply, session)

@@ -11,6 +11,8 @@ import Glibc
 /// Modgud's refusal (a 429 byte for byte).
 struct SignInCompletion: Sendable {
     let shared: SignInContext
+    /// Revokes the tokens of the browser's earlier session, which a sign-in ends.
+    let revoker: TokenRevoker
 
     /// The sentence older Modgud servers use instead of `mfa_required`.
     static let olderServerMFA = "Two-factor authentication is required"
@@ -108,14 +110,15 @@ struct SignInCompletion: Sendable {
             accessToken: tokens.accessToken, accessTokenExpiresAt: now + UInt64(tokens.expiresIn) * 1000,
             refreshToken: tokens.refreshToken, idToken: tokens.idToken, scope: tokens.scope ?? shared.modgud.configuration.scopes))
         let cookieHeader = SignInContext.cookieHeader(request)
-        let session: Session, setCookie: Secret
+        let session: Session, setCookie: Secret, ended: Session?
         do {
-            (session, setCookie) = try await shared.sessions.create(data, replacing: cookieHeader)
+            (session, setCookie, ended) = try await shared.sessions.createEnding(data, replacing: cookieHeader)
         } catch {
             // Tokens nobody will hold: revoke them rather than leave them live.
             await revokeAbandoned(tokens, context)
             throw SignInContext.gatewayError(error, context: context)
         }
+        if let ended { revoker.revokeInBackground([ended.data.tokens], reason: "replaced", logger: context.logger) }
         context.logger.info("signin.completed")
         var cookies = [setCookie.revealed]
         if let cookieHeader, cookieHeader.contains(shared.sessions.configuration.flowCookieName + "=") {

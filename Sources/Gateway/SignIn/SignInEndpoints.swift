@@ -8,7 +8,7 @@ struct SignInEndpoints: Sendable {
     let capabilities: JSON
 
     func register(in router: inout Router, options: RouteOptions) {
-        let completion = SignInCompletion(shared: shared)
+        let completion = SignInCompletion(shared: shared, revoker: refresher.revoker)
         CodeRequestEndpoints(shared: shared).register(in: &router, options: options)
         RedeemEndpoints(shared: shared, completion: completion).register(in: &router, options: options)
         SessionEndpoints(shared: shared, appInfo: AppInfoCache(modgud: shared.modgud), capabilities: capabilities)

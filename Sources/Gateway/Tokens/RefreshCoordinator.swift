@@ -67,6 +67,8 @@ public final class RefreshCoordinator: Sendable {
     private let skewMilliseconds: UInt64
     let relay: ModgudRelay
     private let metrics: RefreshMetrics
+    /// Revokes the tokens of the sessions that end here, and at logout.
+    let revoker: TokenRevoker
     private let inFlight = Mutex<[String: Task<RefreshResult, Never>]>([:])
 
     public init(modgud: ModgudClient, sessions: SessionManager, signals: RefreshSignals, settings: Settings,
@@ -78,6 +80,7 @@ public final class RefreshCoordinator: Sendable {
         skewMilliseconds = UInt64(settings.skew.wholeMilliseconds)
         self.relay = relay
         self.metrics = RefreshMetrics(metrics)
+        revoker = TokenRevoker(modgud: modgud, metrics: metrics)
     }
 
     /// A usable access token of `session` for `audience` (nil: the default
@@ -236,7 +239,7 @@ public final class RefreshCoordinator: Sendable {
             if currentToken(current, audience: audience) != nil { return .fresh(current) }
             if audience != nil { return .refused }
             logger.info("refresh.no_refresh_token")
-            return await end(current, outcome: "no_refresh_token")
+            return await end(current, outcome: "no_refresh_token", logger: logger)
         }
         let now = sessions.now
         if let since = current.data.tokens.refreshOutcomeUnknownSince {
@@ -249,7 +252,7 @@ public final class RefreshCoordinator: Sendable {
                 // Sending it again could be a replay, which revokes the whole
                 // family at Modgud: end this one session instead.
                 logger.warning("refresh.replay_avoided", ["unknownForMs": .int(Int(clamping: elapsed))])
-                return await end(current, outcome: "replay_avoided")
+                return await end(current, outcome: "replay_avoided", logger: logger)
             }
             logger.info("refresh.resending_within_leeway", ["unknownForMs": .int(Int(clamping: elapsed))])
         }
@@ -285,7 +288,13 @@ public final class RefreshCoordinator: Sendable {
         }
         renewal.cancel()
         if reply.isSuccess {
-            guard let json = reply.json, let tokens = TokenSet(json: json) else { return outcomeUnknown(logger) }
+            guard let json = reply.json, let tokens = TokenSet(json: json) else {
+                // Modgud redeemed the token but its successor cannot be
+                // read: the session cannot go on, and the family it leaves
+                // at Modgud is revoked rather than left live.
+                logger.error("refresh.unreadable_answer")
+                return await end(pending, outcome: "unreadable_answer", logger: logger)
+            }
             return await store(tokens, into: pending, audience: audience, issuedAt: sessions.now, logger: logger)
         }
         // Modgud answered without redeeming: unless it refused the token
@@ -309,7 +318,7 @@ public final class RefreshCoordinator: Sendable {
         }
         if rejected {
             logger.info("refresh.rejected", ["error": .string(ModgudRelay.label(error))])
-            return await end(pending, outcome: "rejected")
+            return await end(pending, outcome: "rejected", logger: logger)
         }
         logger.warning("refresh.refused", ["error": .string(ModgudRelay.label(error)), "status": .int(reply.status.code)])
         metrics.outcomes.increment(["refused"])
@@ -366,9 +375,11 @@ public final class RefreshCoordinator: Sendable {
         }
         // The successor could not be kept; the stored token is spent. The
         // next attempt finds it unknown-outcome-free and would replay it, so
-        // end the session rather than revoke the family.
+        // end the session, revoking the successor in hand with it (and with
+        // it the family, at Modgud) rather than leave it live.
         logger.error("refresh.successor_lost")
-        return await end(current, outcome: "successor_lost")
+        let successor = SessionTokens(accessToken: tokens.accessToken, refreshToken: tokens.refreshToken)
+        return await end(current, outcome: "successor_lost", logger: logger, alsoRevoking: [successor])
     }
 
     /// A refresh that may have been redeemed without our seeing the
@@ -379,9 +390,16 @@ public final class RefreshCoordinator: Sendable {
         return .unavailable
     }
 
-    private func end(_ session: Session, outcome: String) async -> RefreshResult {
+    /// Ends `session`: takes its record (as another instance may have
+    /// written it since) and revokes in the background every token it and
+    /// the taken record held, and `extra`.
+    private func end(_ session: Session, outcome: String, logger: Logger, alsoRevoking extra: [SessionTokens] = [])
+        async -> RefreshResult
+    {
         metrics.outcomes.increment([outcome])
-        _ = try? await sessions.end(session)
+        let taken = (try? await sessions.take(session)) ?? nil
+        revoker.revokeInBackground(extra + [taken?.data.tokens, session.data.tokens].compactMap { $0 }, reason: outcome,
+                                   logger: logger)
         return .ended
     }
 

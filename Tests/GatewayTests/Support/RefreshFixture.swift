@@ -68,6 +68,17 @@ struct RefreshFixture {
 
     func revokedFamilies() async throws -> Int? { try await ModgudProbe.revokedFamilies(port: modgudPort) }
 
+    /// The session's family was revoked at Modgud (within 10 s: revocation
+    /// runs in the background) by the gateway's `/connect/revoke` call
+    /// with a refresh token, one family and no more.
+    func expectFamilyRevokedByRevocation(since mark: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await revokedFamilies() != 1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(try await revokedFamilies() == 1, "the family is revoked", sourceLocation: sourceLocation)
+        let revocations = harness.simulator.requests(since: mark).filter { $0["path"]?.stringValue == "/connect/revoke" }
+        #expect(!revocations.isEmpty, "through a revocation", sourceLocation: sourceLocation)
+    }
+
     /// `refresh.outcome_unknown` was logged, and no log line holds a token.
     func expectOutcomeUnknownLogged(hiding tokens: [SessionTokens], sourceLocation: SourceLocation = #_sourceLocation) {
         let lines = harness.logs.lines

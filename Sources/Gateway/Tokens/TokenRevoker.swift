@@ -1,0 +1,62 @@
+import Core
+import Modgud
+import Observability
+import Sessions
+
+/// Revokes at Modgud (`/connect/revoke`, RFC 7009) the tokens of a session
+/// that ends, whichever way it ends (Docs/sessions.md, "Ending a session"):
+/// the refresh tokens first, each of which ends its whole family at
+/// Modgud (with any successor nobody here holds), then the access tokens.
+/// A token family left live at Modgud after its session ended here is a
+/// credential nobody can sign out of.
+struct TokenRevoker: Sendable {
+    let modgud: ModgudClient
+    private let failures: Counter
+
+    init(modgud: ModgudClient, metrics: MetricsRegistry) {
+        self.modgud = modgud
+        failures = metrics.counter("bff_revocations_failed_total",
+                                   help: "Token revocations at Modgud that failed, by how the session ended.",
+                                   labels: ["reason"])
+    }
+
+    /// Every token in `sets`, once each: the refresh tokens first, then
+    /// each set's access token and its audiences' tokens.
+    static func revocations(_ sets: [SessionTokens]) -> [(token: Secret, hint: String)] {
+        var list: [(token: Secret, hint: String)] = sets.compactMap { $0.refreshToken }.map { ($0, "refresh_token") }
+        for tokens in sets {
+            list.append((tokens.accessToken, "access_token"))
+            for resource in tokens.resources.keys.sorted() {
+                list.append((tokens.resources[resource]!.accessToken, "access_token"))
+            }
+        }
+        var seen = Set<String>()
+        return list.filter { seen.insert($0.token.revealed).inserted }
+    }
+
+    /// Revokes every token of `sets` now, one call each; returns how many
+    /// calls failed and how many were made. Failures are counted under
+    /// `reason`.
+    func revoke(_ sets: [SessionTokens], reason: String) async -> (failed: Int, of: Int) {
+        let list = Self.revocations(sets)
+        var failed = 0
+        for (token, hint) in list {
+            let reply = try? await modgud.revoke(token, hint: hint)
+            if reply?.isSuccess != true { failed += 1 }
+        }
+        if failed > 0 { failures.increment([reason], by: Double(failed)) }
+        return (failed, list.count)
+    }
+
+    /// `revoke` in a task of its own: the answer that ended the session
+    /// never waits for Modgud. A failure is logged (counts only) and counted.
+    func revokeInBackground(_ sets: [SessionTokens], reason: String, logger: Logger) {
+        guard !sets.isEmpty else { return }
+        Task.detached {
+            let (failed, count) = await revoke(sets, reason: reason)
+            if failed > 0 {
+                logger.warning("session.revocation_failed", ["reason": .string(reason), "failed": .int(failed), "of": .int(count)])
+            }
+        }
+    }
+}
