@@ -20,7 +20,8 @@ public enum ConfigLoader {
         let clientSecret = reader.value(.clientSecret) { Result<Secret, ValueProblem>.success(Secret($0)) }
         let redis = reader.value(.redisURL, RedisEndpoint.parse)
         let trustedProxies = reader.value(.trustedProxies, parseCIDRList)
-        let routes = readRoutes(&reader)
+        let allowedHTTPHosts = reader.value(.allowHTTPHosts, parseHostList)
+        let routes = readRoutes(allowedHTTPHosts: allowedHTTPHosts, &reader)
         let loops = reader.isGiven(.loops) ? reader.integer(.loops) : min(64, Host.usableProcessorCount)
         let maxConnections = reader.integer(.maxConnections)
         let maxHeaderBytes = reader.integer(.maxHeaderBytes)
@@ -41,10 +42,13 @@ public enum ConfigLoader {
         if let routes {
             checkRoutesHaveModgud(routes, &reader)
         }
+        if let modgudURL, let allowedHTTPHosts {
+            checkPlainHTTP(modgudURL: modgudURL, allowed: allowedHTTPHosts, &reader)
+        }
 
         guard reader.errors.isEmpty, let listen, let adminListen, let publicOrigin, let redis, let trustedProxies,
-              let routes, let loops, let maxConnections, let maxHeaderBytes, let maxBodyBytes, let headerTimeout,
-              let bodyTimeout, let idleTimeout, let writeTimeout, let shutdownTimeout, let logLevel, let accessLog
+              let routes, let allowedHTTPHosts, let loops, let maxConnections, let maxHeaderBytes, let maxBodyBytes,
+              let headerTimeout, let bodyTimeout, let idleTimeout, let writeTimeout, let shutdownTimeout, let logLevel, let accessLog
         else {
             return .failure(ConfigErrors(reader.errors))
         }
@@ -55,6 +59,7 @@ public enum ConfigLoader {
             headerTimeout: .milliseconds(headerTimeout), bodyTimeout: .milliseconds(bodyTimeout),
             idleTimeout: .milliseconds(idleTimeout), writeTimeout: .milliseconds(writeTimeout),
             shutdownTimeout: .milliseconds(shutdownTimeout), logLevel: logLevel, accessLog: accessLog)
+        config.allowedHTTPHosts = allowedHTTPHosts
         signIn(&config)
         return .success(config)
     }
@@ -74,6 +79,10 @@ public enum ConfigLoader {
         let cookie = reader.value(.sessionCookie) { text -> Result<String, ValueProblem> in
             text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && !"()<>@,;:\\\"/[]?={}".utf8.contains($0) }
                 ? .success(text) : .failure(ValueProblem("must be a cookie name (a token)"))
+        }
+        let insecureCookie = reader.boolean(.allowInsecureCookieName)
+        if let cookie, insecureCookie == false {
+            checkCookiePrefix(cookie, &reader)
         }
         let machineID = reader.value(.machineClientID) { Result<String, ValueProblem>.success($0) }
         let machineSecret = reader.value(.machineClientSecret) { Result<Secret, ValueProblem>.success(Secret($0)) }
@@ -99,6 +108,7 @@ public enum ConfigLoader {
             if let scopes { config.scopes = scopes }
             config.resource = resource
             if let cookie { config.sessionCookie = cookie }
+            if let insecureCookie { config.allowInsecureCookieName = insecureCookie }
             if let idle { config.sessionIdleTimeout = .seconds(idle) }
             if let absolute { config.sessionAbsoluteTimeout = .seconds(absolute) }
             if let staleness { config.sessionCacheStaleness = .milliseconds(staleness) }
@@ -143,9 +153,12 @@ public enum ConfigLoader {
         return .success(blocks)
     }
 
-    private static func readRoutes(_ reader: inout SettingReader) -> [RouteConfig]? {
+    /// BFF_ROUTES; `allowedHTTPHosts` nil (itself invalid) skips the
+    /// plain-http check of the upstreams.
+    private static func readRoutes(allowedHTTPHosts: [String]?, _ reader: inout SettingReader) -> [RouteConfig]? {
         guard let (text, origin) = reader.text(.routes) else { return [] }
-        let (routes, errors) = RouteConfig.parseList(text, setting: SettingDefinition.routes.name)
+        let (routes, errors) = RouteConfig.parseList(text, setting: SettingDefinition.routes.name,
+                                                     allowedHTTPHosts: allowedHTTPHosts)
         guard errors.isEmpty else {
             if case .file(let key, let path) = origin {
                 reader.record(errors.map { ConfigError(setting: $0.setting, message: "\($0.message) (\(key) in \(path))") })

@@ -34,6 +34,36 @@ extension GatewayConfig {
                 + "limit upstream calls fail with 502\(capped); raise the limit (LimitNOFILE, ulimit -n) or lower "
                 + "BFF_MAX_CONNECTIONS")
         }
+        return cautions + exposureCautions()
+    }
+
+    /// The opt-outs of ``ConfigLoader``'s exposure checks in use: a session
+    /// cookie without `__Host-`, each host reached over plain `http`.
+    func exposureCautions() -> [String] {
+        var cautions: [String] = []
+        if allowInsecureCookieName, sessionCookieLacksHostPrefix {
+            cautions.append("BFF_SESSION_COOKIE (\(sessionCookie)) lacks the \(Self.hostCookiePrefix) prefix and is "
+                + "accepted only because BFF_ALLOW_INSECURE_COOKIE_NAME is true: a page on a sibling subdomain or over "
+                + "plain http can set or overwrite the session cookie; rename it with the \(Self.hostCookiePrefix) "
+                + "prefix and drop BFF_ALLOW_INSECURE_COOKIE_NAME")
+        }
+        var users: [(host: String, settings: [String])] = []
+        func note(_ url: HTTPURL, _ setting: String) {
+            guard url.scheme == .http, !url.hostIsLoopback else { return }
+            if let index = users.firstIndex(where: { $0.host == url.host }) {
+                users[index].settings.append(setting)
+            } else {
+                users.append((url.host, [setting]))
+            }
+        }
+        if let modgudURL { note(modgudURL, SettingDefinition.modgudURL.name) }
+        for (index, route) in routes.enumerated() { note(route.upstream, "\(SettingDefinition.routes.name)[\(index)].upstream") }
+        for (host, settings) in users {
+            cautions.append("\(settings.joined(separator: ", ")) \(settings.count == 1 ? "reaches" : "reach") \(host) "
+                + "over plain http, accepted only because BFF_ALLOW_HTTP_HOSTS names it: what is sent there (tokens, "
+                + "the client secret for Modgud) crosses that network unencrypted; use https unless the network is "
+                + "private to the gateway")
+        }
         return cautions
     }
 }

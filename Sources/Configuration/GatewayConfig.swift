@@ -23,6 +23,10 @@ public struct GatewayConfig: Sendable {
     public var trustedProxies: [CIDR]
     /// BFF_ROUTES: API routes, in the order given.
     public var routes: [RouteConfig]
+    /// BFF_ALLOW_HTTP_HOSTS: hosts beyond loopback that BFF_MODGUD_URL and
+    /// route upstreams may reach over plain `http`; normalised (names in
+    /// lower case, IP literals in canonical form).
+    public var allowedHTTPHosts: [String] = []
     /// BFF_LOOPS: event-loop threads.
     public var eventLoops: Int
     /// BFF_MAX_CONNECTIONS.
@@ -57,6 +61,9 @@ public struct GatewayConfig: Sendable {
     public var resource: String?
     /// BFF_SESSION_COOKIE: the session cookie's name.
     public var sessionCookie: String = "__Host-bff"
+    /// BFF_ALLOW_INSECURE_COOKIE_NAME: a session cookie name without the
+    /// `__Host-` prefix is accepted (and a caution logged at every start).
+    public var allowInsecureCookieName: Bool = false
     /// BFF_SESSION_IDLE_TIMEOUT_S.
     public var sessionIdleTimeout: Duration = .seconds(1800)
     /// BFF_SESSION_ABSOLUTE_TIMEOUT_S.
@@ -71,6 +78,14 @@ public struct GatewayConfig: Sendable {
     public var refreshReuseLeeway: Duration = .zero
     /// BFF_UPSTREAM_TIMEOUT_MS.
     public var upstreamTimeout: Duration = .seconds(30)
+
+    /// The prefix browsers honour only on a cookie that is `Secure`, has
+    /// `Path=/` and no `Domain` (RFC 6265bis): one no sibling subdomain and
+    /// no plain-http page can set or shadow.
+    public static let hostCookiePrefix = "__Host-"
+
+    /// Whether the session cookie's name lacks ``hostCookiePrefix``.
+    public var sessionCookieLacksHostPrefix: Bool { !sessionCookie.hasPrefix(Self.hostCookiePrefix) }
 
     /// The configuration with nothing set: every table default.
     public static var defaults: GatewayConfig {

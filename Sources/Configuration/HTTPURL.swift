@@ -38,6 +38,21 @@ public struct HTTPURL: Sendable, Hashable, CustomStringConvertible {
     /// Whether `host` is an IPv6 literal (written in brackets in a URL).
     public var hostIsIPv6: Bool { host.contains(":") }
 
+    /// Whether the host is reached without leaving the machine: `localhost`
+    /// or a loopback address (127.0.0.0/8, `::1`).
+    public var hostIsLoopback: Bool { Self.isLoopback(host) }
+
+    /// Whether `host` (a name or a bare IP literal) is `localhost` or a
+    /// loopback address.
+    static func isLoopback(_ host: String) -> Bool {
+        if host.lowercased() == "localhost" { return true }
+        switch IPAddress(host) {
+        case .v4(let value)?: return value >> 24 == 127
+        case .v6(let high, let low)?: return high == 0 && low == 1
+        case nil: return false
+        }
+    }
+
     /// `host[:port]` as in a `Host` header, the port left out when it is the
     /// scheme's default.
     public var authority: String {

@@ -1,12 +1,18 @@
 import Core
 
 extension RouteConfig {
+    /// Methods a route's `methods` may not list.
+    static let refusedMethods: Set<String> = ["TRACE", "TRACK", "CONNECT"]
+
     /// The keys a route object may have.
     static let keys = ["prefix", "upstream", "token", "resource", "methods", "maxBodyBytes"]
 
     /// Reads BFF_ROUTES (JSON text). Every problem is returned, each named
-    /// `BFF_ROUTES[index].key`; URLs are never quoted.
-    static func parseList(_ text: String, setting: String) -> ([RouteConfig], [ConfigError]) {
+    /// `BFF_ROUTES[index].key`; URLs are never quoted. An upstream over
+    /// plain `http` must be loopback or in `allowedHTTPHosts` (nil skips
+    /// that check).
+    static func parseList(_ text: String, setting: String,
+                          allowedHTTPHosts: [String]?) -> ([RouteConfig], [ConfigError]) {
         let json: JSON
         do {
             json = try JSON.parse(text, limits: JSONValue.limits)
@@ -25,7 +31,7 @@ extension RouteConfig {
                 errors.append(ConfigError(setting: name, message: "must be an object"))
                 continue
             }
-            let (route, problems) = parse(object, name: name)
+            let (route, problems) = parse(object, name: name, allowedHTTPHosts: allowedHTTPHosts)
             errors += problems
             guard let route else { continue }
             if let first = seen[route.prefix] {
@@ -39,7 +45,8 @@ extension RouteConfig {
         return (routes, errors)
     }
 
-    private static func parse(_ object: JSONObject, name: String) -> (RouteConfig?, [ConfigError]) {
+    private static func parse(_ object: JSONObject, name: String,
+                              allowedHTTPHosts: [String]?) -> (RouteConfig?, [ConfigError]) {
         var errors: [ConfigError] = []
         func problem(_ key: String, _ message: String) {
             errors.append(ConfigError(setting: "\(name).\(key)", message: message))
@@ -90,6 +97,12 @@ extension RouteConfig {
                 problem("maxBodyBytes", "must be an integer from 0 to \(bodyLimitRange.upperBound)")
             }
         }
+        if let upstream, let allowedHTTPHosts {
+            let exposed = token == RouteConfig.TokenMode.none ? "requests and answers" : "the access token sent with each request"
+            if let message = ConfigLoader.plainHTTPRefusal(upstream, exposing: exposed, allowed: allowedHTTPHosts) {
+                problem("upstream", message)
+            }
+        }
         guard errors.isEmpty, let prefix, let upstream, let token else { return (nil, errors) }
         return (RouteConfig(prefix: prefix, upstream: upstream, token: token, resource: resource,
                             methods: methods, maxBodyBytes: maxBodyBytes), [])
@@ -136,6 +149,12 @@ extension RouteConfig {
         for item in list {
             guard let method = item.stringValue, !method.isEmpty, method.utf8.allSatisfy(Lexical.isTokenCharacter) else {
                 problem("each method must be an HTTP token such as \"GET\"")
+                valid = false
+                continue
+            }
+            guard !refusedMethods.contains(method.uppercased()) else {
+                problem("\"\(method)\" is never proxied: TRACE and TRACK echo the request back, the attached token "
+                    + "with it, and CONNECT opens a tunnel through the gateway; remove it from the list")
                 valid = false
                 continue
             }

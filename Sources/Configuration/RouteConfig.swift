@@ -28,8 +28,9 @@ public struct RouteConfig: Sendable, Hashable {
     public var token: TokenMode
     /// The RFC 8707 resource (audience) to ask tokens for; nil for the default.
     public var resource: String?
-    /// The methods allowed, upper-case; nil allows the proxy's default
-    /// methods (GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS).
+    /// The methods allowed, upper-case, never TRACE, TRACK or CONNECT; nil
+    /// allows the proxy's default methods (GET, HEAD, POST, PUT, PATCH,
+    /// DELETE, OPTIONS).
     public var methods: [String]?
     /// The largest request body accepted; nil sets no limit of the gateway's own.
     public var maxBodyBytes: Int?

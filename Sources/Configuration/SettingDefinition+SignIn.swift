@@ -16,7 +16,10 @@ extension SettingDefinition {
         summary: "The default audience (RFC 8707 `resource`) of the tokens asked for at sign-in.")
     public static let sessionCookie = SettingDefinition(
         "BFF_SESSION_COOKIE", kind: .text, default: .value("__Host-bff"),
-        summary: "Name of the session cookie; keep the `__Host-` prefix.")
+        summary: "Name of the session cookie; must start with `__Host-` unless BFF_ALLOW_INSECURE_COOKIE_NAME is true.")
+    public static let allowInsecureCookieName = SettingDefinition(
+        "BFF_ALLOW_INSECURE_COOKIE_NAME", kind: .boolean, default: .value("false"),
+        summary: "Accept a BFF_SESSION_COOKIE without the `__Host-` prefix; a caution is logged at every start.")
     public static let sessionIdleTimeout = SettingDefinition(
         "BFF_SESSION_IDLE_TIMEOUT_S", kind: .integer(60...86_400), default: .value("1800"),
         summary: "Seconds a session lives without use; renewed on use.")

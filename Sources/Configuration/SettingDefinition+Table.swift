@@ -2,9 +2,9 @@ extension SettingDefinition {
     /// Every setting, in the order the reference lists them.
     public static let all: [SettingDefinition] = [
         listen, adminListen, publicOrigin, modgudURL, clientID, clientSecret, redisURL, trustedProxies,
-        routes, loops, maxConnections, maxHeaderBytes, maxBodyBytes, headerTimeout, bodyTimeout,
+        routes, allowHTTPHosts, loops, maxConnections, maxHeaderBytes, maxBodyBytes, headerTimeout, bodyTimeout,
         idleTimeout, writeTimeout, shutdownTimeout, logLevel, accessLog,
-        forwardedHeader, modgudTimeout, modgudCAFile, scopes, resource, sessionCookie, sessionIdleTimeout,
+        forwardedHeader, modgudTimeout, modgudCAFile, scopes, resource, sessionCookie, allowInsecureCookieName, sessionIdleTimeout,
         sessionAbsoluteTimeout, sessionCacheStaleness, machineClientID, machineClientSecret, refreshSkew, refreshReuseLeeway, upstreamTimeout,
     ]
 
@@ -29,7 +29,8 @@ extension SettingDefinition {
             + "`http` only for localhost and loopback addresses, since the session cookie is `Secure`.")
     public static let modgudURL = SettingDefinition(
         "BFF_MODGUD_URL", kind: .url, default: .unset,
-        summary: "Base URL of the Modgud identity server (absolute `http`/`https`, no user info, query or fragment).")
+        summary: "Base URL of the Modgud identity server (absolute `https`, no user info, query or fragment); "
+            + "`http` only for loopback hosts and those in BFF_ALLOW_HTTP_HOSTS.")
     public static let clientID = SettingDefinition(
         "BFF_CLIENT_ID", kind: .text, default: .unset,
         summary: "The gateway's client id at Modgud; needs BFF_CLIENT_SECRET.")
@@ -48,6 +49,10 @@ extension SettingDefinition {
         "BFF_ROUTES", kind: .jsonArray, default: .value("[]"),
         summary: "API routes: a JSON array of `{prefix, upstream, token, resource?, methods?, maxBodyBytes?}` "
             + "(see Docs/configuration.md).")
+    public static let allowHTTPHosts = SettingDefinition(
+        "BFF_ALLOW_HTTP_HOSTS", kind: .list, default: .value(""),
+        summary: "Hosts (names or addresses) that BFF_MODGUD_URL and route upstreams may reach over plain `http` "
+            + "though not loopback; every other `http` host is refused. Logged as a caution at every start.")
     public static let loops = SettingDefinition(
         "BFF_LOOPS", kind: .integer(1...64), default: .computed("processors the process may run on (its affinity mask), at most 64"),
         summary: "Event-loop threads.")

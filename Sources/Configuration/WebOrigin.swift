@@ -52,12 +52,8 @@ public struct WebOrigin: Sendable, Hashable, CustomStringConvertible {
         self.port = port
     }
 
+    /// Browsers treat `*.localhost` as loopback too.
     private static func isLoopback(_ host: String) -> Bool {
-        if host == "localhost" || host.hasSuffix(".localhost") { return true }
-        switch IPAddress(host) {
-        case .v4(let value)?: return value >> 24 == 127
-        case .v6(let high, let low)?: return high == 0 && low == 1
-        case nil: return false
-        }
+        host.hasSuffix(".localhost") || HTTPURL.isLoopback(host)
     }
 }

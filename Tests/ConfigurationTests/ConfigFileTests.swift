@@ -34,7 +34,7 @@ struct ConfigFileTests {
         (#"{"trustedProxies": [null]}"#, "BFF_TRUSTED_PROXIES", "must be an array of strings"),
         (#"{"trustedProxies": {"a": "10.0.0.0/8"}}"#, "BFF_TRUSTED_PROXIES", "must be an array of strings"),
         (#"{"routes": "[1]"}"#, "BFF_ROUTES[0]", "must be an object"),
-        (#"{"routes": [{"prefix": "/a/", "upstream": "http://a/", "token": "none", "maxBodyBytes": true}]}"#,
+        (#"{"routes": [{"prefix": "/a/", "upstream": "https://a/", "token": "none", "maxBodyBytes": true}]}"#,
          "BFF_ROUTES[0].maxBodyBytes", "must be an integer"),
     ])
     func types(json: String, setting: String, fragment: String) throws {
@@ -46,13 +46,13 @@ struct ConfigFileTests {
     @Test("empty lists and route arrays, nulls, and routes with escapes")
     func emptyAndEscaped() throws {
         let file = try TemporaryConfigFile(#"""
-        {"trustedProxies": [], "routes": [{"prefix": "\/api\/", "upstream": "http:\/\/api\u003a8080/", "token": "none",
+        {"trustedProxies": [], "routes": [{"prefix": "\/api\/", "upstream": "https:\/\/api\u003a8080/", "token": "none",
           "methods": ["GET"], "resource": null, "maxBodyBytes": 1024.0}], "logLevel": null}
         """#)
         defer { file.remove() }
         let config = try loadConfig(file: file.path)
         #expect(config.trustedProxies.isEmpty)
-        #expect(config.routes == [RouteConfig(prefix: "/api/", upstream: HTTPURL("http://api:8080/")!, token: .none,
+        #expect(config.routes == [RouteConfig(prefix: "/api/", upstream: HTTPURL("https://api:8080/")!, token: .none,
                                               methods: ["GET"], maxBodyBytes: 1024)])
         #expect(config.logLevel == .info)
     }
@@ -106,7 +106,7 @@ struct ConfigFileTests {
 
     @Test("BFF_ROUTES text is read as strictly as the file")
     func routesText() throws {
-        let duplicate = #"[{"prefix":"/a/","prefix":"/b/","upstream":"http://a/","token":"none"}]"#
+        let duplicate = #"[{"prefix":"/a/","prefix":"/b/","upstream":"https://a/","token":"none"}]"#
         let problems = try loadProblems(["BFF_ROUTES": duplicate])
         #expect(problems.map(\.setting) == ["BFF_ROUTES"])
         #expect(problems.first?.message == "is not valid JSON (duplicate key in object at byte 17)")

@@ -78,7 +78,7 @@ struct ConfigLoaderTests {
             "BFF_CLIENT_ID": "bff",
             "BFF_REDIS_URL": "http://redis:6379",
             "BFF_TRUSTED_PROXIES": "10.0.0.0/8, nonsense,10.0.0.0/33",
-            "BFF_ROUTES": #"[{"prefix":"api","upstream":"http://a/","token":"user"}]"#,
+            "BFF_ROUTES": #"[{"prefix":"api","upstream":"https://a/","token":"user"}]"#,
             "BFF_LOOPS": "0",
             "BFF_MAX_CONNECTIONS": "many",
             "BFF_MAX_HEADER_BYTES": "100",
