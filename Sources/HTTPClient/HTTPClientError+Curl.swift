@@ -9,6 +9,8 @@ extension HTTPClientError {
             self = .connectFailed
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
             self = .invalidURL
+        case CURLE_WEIRD_SERVER_REPLY:
+            self = .invalidResponse
         case CURLE_FILESIZE_EXCEEDED:
             self = .responseTooLarge
         case CURLE_OPERATION_TIMEDOUT:

@@ -25,8 +25,9 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     /// The awaiting task was cancelled, the body consumer gave up, or the
     /// client was shut down.
     case cancelled
-    /// The server's answer broke HTTP/1.1 framing or syntax (the client's
-    /// own connections refuse what could desynchronise them).
+    /// The server's answer broke HTTP/1.1 framing or syntax: its head is
+    /// read as strictly on libcurl's path as on the client's own
+    /// connections, which refuse what could desynchronise them.
     case invalidResponse
     /// The server closed the connection (or reset it) before the response
     /// was complete.

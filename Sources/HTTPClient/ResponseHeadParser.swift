@@ -2,66 +2,105 @@ import HTTP
 
 /// Builds the final response head from the lines libcurl hands to
 /// CURLOPT_HEADERFUNCTION: status lines, fields, the blank line ending each
-/// head and, after a chunked body, trailers. A new status line starts over,
-/// so only the final (non-1xx) response's fields are kept.
+/// head and, after a chunked body, trailers. Each head is read as strictly
+/// as the client's own connections read theirs (`UpstreamResponseParser`'s
+/// status-line and field rules, `ResponseFramingFields`): a line that
+/// breaks them refuses the whole response, and the transfer is aborted.
+/// Interim 1xx heads are read and dropped, so only the final head's fields
+/// are kept; `101` is refused (nothing asks to switch protocols).
 struct ResponseHeadParser {
+    /// What one line did.
+    enum Step: Equatable {
+        /// More lines are needed (or the line was a trailer).
+        case more
+        /// The line completed the final head.
+        case finalHead
+        /// The response is refused; no later line is read.
+        case refused
+    }
+
     private(set) var status = 0
     private(set) var fields: [HTTPField] = []
-    /// The final head is complete; later lines are trailers and ignored.
+    /// The final head is complete; later lines are trailers.
     private(set) var complete = false
     /// Any response line arrived (the server saw at least part of the request).
     private(set) var receivedAnything = false
+    /// A line broke the rules; the transfer must fail as `.invalidResponse`.
+    private(set) var refused = false
+    /// Answers a HEAD request: no body, and no length beside chunking.
+    let headRequest: Bool
+    private var framingFields = ResponseFramingFields()
+    /// Bytes of the current head, or of the trailers once it is complete.
+    private var bytes = 0
 
-    /// Takes one line (with its CRLF). Returns true when it completed the
-    /// final head.
-    mutating func consume(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        receivedAnything = true
-        var end = line.count
-        while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
-        let text = UnsafeBufferPointer(rebasing: line[0..<end])
-        if text.starts(with: [0x48, 0x54, 0x54, 0x50, 0x2F]) { // "HTTP/"
-            status = Self.statusCode(text)
-            fields.removeAll(keepingCapacity: true)
-            complete = false
-            return false
-        }
-        if complete { return false }
-        if text.isEmpty {
-            guard status >= 200 || status == 0 else { return false } // 1xx: a final head follows
-            complete = true
-            return true
-        }
-        if text[0] == 0x20 || text[0] == 0x09 {
-            // Obsolete line folding: continues the previous field's value.
-            if !fields.isEmpty {
-                fields[fields.count - 1].value += " " + Self.trimmed(text[...])
-            }
-            return false
-        }
-        guard let colon = text.firstIndex(of: 0x3A) else { return false }
-        let name = String(decoding: UnsafeBufferPointer(rebasing: text[..<colon]), as: UTF8.self)
-        fields.append(HTTPField(name: name, value: Self.trimmed(text[(colon + 1)...])))
-        return false
+    init(headRequest: Bool = false) {
+        self.headRequest = headRequest
     }
 
     var headers: HTTPHeaders { HTTPHeaders(fields) }
 
-    /// The three digits after the protocol version ("HTTP/1.1 429 Too Many").
-    private static func statusCode(_ line: UnsafeBufferPointer<UInt8>) -> Int {
-        guard let space = line.firstIndex(of: 0x20) else { return 0 }
-        var code = 0, digits = 0
-        for byte in line[(space + 1)...] {
-            guard byte >= 0x30, byte <= 0x39, digits < 3 else { break }
-            code = code * 10 + Int(byte - 0x30)
-            digits += 1
+    /// Takes one line, with its line end (LF, or CRLF).
+    mutating func consume(_ line: UnsafeBufferPointer<UInt8>) -> Step {
+        receivedAnything = true
+        if refused { return .refused }
+        do throws(HTTPClientError) {
+            return try read(line)
+        } catch {
+            refused = true
+            return .refused
         }
-        return digits == 3 ? code : 0
     }
 
-    private static func trimmed(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
-        var slice = bytes
-        while let first = slice.first, first == 0x20 || first == 0x09 { slice = slice.dropFirst() }
-        while let last = slice.last, last == 0x20 || last == 0x09 { slice = slice.dropLast() }
-        return String(decoding: UnsafeBufferPointer(rebasing: slice), as: UTF8.self)
+    private mutating func read(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPClientError) -> Step {
+        // libcurl hands whole lines; one without its LF is a head cut short.
+        guard line.last == 0x0A else { throw .invalidResponse }
+        var end = line.count - 1
+        if end > 0, line[end - 1] == 0x0D { end -= 1 }
+        let text = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: line[..<end]))
+        bytes += line.count
+        if complete {
+            // Trailers after a chunked body, not kept, within the same limit
+            // as the own connections' (whose framing the server chose).
+            // libcurl reads no other line after the final head's blank line
+            // unless it sends the request again, which starts with a
+            // status line.
+            guard text.starts(with: [0x48, 0x54, 0x54, 0x50, 0x2F]) else { // "HTTP/"
+                guard bytes <= ChunkedDecoder.maxTrailerBytes else { throw .invalidResponse }
+                return .more
+            }
+            startOver()
+            bytes = line.count
+        }
+        guard bytes <= UpstreamResponseParser.maxHeadBytes else { throw .invalidResponse }
+        if status == 0 {
+            status = try UpstreamResponseParser.parseStatusLine(text).1
+            return .more
+        }
+        if text.isEmpty {
+            _ = try framingFields.framing(status: status, headRequest: headRequest)
+            if status >= 200 {
+                complete = true
+                bytes = 0
+                return .finalHead
+            }
+            // 100 and 103 precede the answer; nothing asked to switch protocols.
+            guard status != 101 else { throw .invalidResponse }
+            startOver()
+            return .more
+        }
+        let (name, value) = try UpstreamResponseParser.parseField(text)
+        try framingFields.note(name: name, value: value)
+        fields.append(HTTPField(name: String(decoding: name, as: UTF8.self),
+                                value: String(decoding: value, as: UTF8.self)))
+        return .more
+    }
+
+    /// Forgets the head read so far: the next line is a status line.
+    private mutating func startOver() {
+        status = 0
+        fields.removeAll(keepingCapacity: true)
+        framingFields = ResponseFramingFields()
+        complete = false
+        bytes = 0
     }
 }

@@ -66,6 +66,7 @@ extension Transfer {
         pointer(CURLOPT_WRITEDATA, context)
         if ccurl_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION, transferHeaderCallback) != CURLE_OK { failed = true }
         pointer(CURLOPT_HEADERDATA, context)
+        head = ResponseHeadParser(headRequest: request.method == .head)
         // Connections opened close-on-exec (libcurl does not ask for it).
         if ccurl_easy_setopt_opensocket_function(easy, transferOpenSocketCallback) != CURLE_OK { failed = true }
         configureMethod(request, long: long, string: string, pointer: pointer)

@@ -59,10 +59,15 @@ final class Transfer {
 
     // MARK: Called by libcurl (see Transfer+Callbacks.swift)
 
-    /// A header line. Completing a stream's head hands it to the caller.
+    /// A header line. Completing a stream's head hands it to the caller;
+    /// a refused line aborts the transfer (anything but `line.count`).
     func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) -> Int {
         lastProgress = multi.loop.now
-        guard head.consume(line) else { return line.count }
+        switch head.consume(line) {
+        case .more: return line.count
+        case .refused: return 0
+        case .finalHead: break
+        }
         if case .streaming(let waiter?, let channel) = sink {
             sink = .streaming(nil, channel)
             let response = HTTPClientStreamingResponse(
@@ -156,9 +161,15 @@ final class Transfer {
     /// What libcurl's result means for the caller.
     func outcome(of code: CURLcode) -> Result<Void, HTTPClientError> {
         if code == CURLE_OK { return .success(()) }
+        if head.refused { return .failure(.invalidResponse) }
         if tooLarge { return .failure(.responseTooLarge) }
         if sourceFailed { return .failure(.requestBodyFailed) }
         if code == CURLE_OPERATION_TIMEDOUT { return .failure(.timedOut(requestSent: requestWasSent())) }
+        // libcurl refuses a status line it cannot read as HTTP/1.x itself
+        // (as HTTP/0.9, which is not allowed), before any line reaches
+        // `head`. Once the request went out, that is the answer's fault,
+        // not the URL's.
+        if code == CURLE_UNSUPPORTED_PROTOCOL, requestWasSent() { return .failure(.invalidResponse) }
         return .failure(HTTPClientError(curlCode: code))
     }
 

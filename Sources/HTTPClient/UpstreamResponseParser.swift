@@ -1,16 +1,6 @@
 import Glibc
 import HTTP
 
-/// How an upstream response's body is delimited (RFC 9112 §6.3).
-enum ResponseFraming: Equatable {
-    /// No body: a HEAD request, or a 1xx, 204 or 304 status.
-    case none
-    case length(Int)
-    case chunked
-    /// Until the server closes the connection (no length, not chunked).
-    case untilClose
-}
-
 /// A complete response head from one of the client's own connections.
 struct UpstreamResponseHead {
     var status: Int
@@ -31,7 +21,9 @@ struct UpstreamResponseHead {
 /// smuggling attempt could use (a length beside chunking, differing
 /// lengths, codings other than `chunked`, folded lines, whitespace before a
 /// colon, control characters) is refused, and the connection with it.
-/// Lines end in CRLF or a bare LF.
+/// Lines end in CRLF or a bare LF. Its status-line and field rules and
+/// `ResponseFramingFields` also judge the heads libcurl reads
+/// (`ResponseHeadParser`), so both paths refuse the same heads.
 enum UpstreamResponseParser {
     /// The most a response head may take.
     static let maxHeadBytes = 64 * 1024
@@ -65,56 +57,23 @@ enum UpstreamResponseParser {
         // Room for the field or two a proxy adds on the way out (the
         // gateway's X-Request-Id), so it relays this buffer as it is.
         var headers = HTTPHeaders(capacity: 12, byteCapacity: bytes.count + 64)
-        var length: Int?
-        var transferEncoding: [String] = []
-        var connectionClose = false
-        var connectionKeepAlive = false
+        var framingFields = ResponseFramingFields()
         while let line = lines.next(), !line.isEmpty {
             let (name, value) = try parseField(line)
             headers.add(checkedName: name, value: value)
-            switch name.count {
-            case 14 where equalsIgnoringCase(name, "content-length"):
-                try forEachListItem(value, emptyAllowed: false) { (item) throws(HTTPClientError) in
-                    guard let number = HTTPHeaders.decimal(item.assumingMemoryBound(to: UInt8.self)),
-                          length == nil || length == number else { throw .invalidResponse }
-                    length = number
-                }
-                if length == nil { throw .invalidResponse }
-            case 17 where equalsIgnoringCase(name, "transfer-encoding"):
-                transferEncoding.append(String(decoding: value, as: UTF8.self))
-            case 10 where equalsIgnoringCase(name, "connection"):
-                try forEachListItem(value, emptyAllowed: true) { (item) throws(HTTPClientError) in
-                    if equalsIgnoringCase(item, "close") { connectionClose = true }
-                    if equalsIgnoringCase(item, "keep-alive") { connectionKeepAlive = true }
-                }
-            default:
-                break
-            }
+            try framingFields.note(name: name, value: value)
         }
-        var framing: ResponseFraming
-        if headRequest || status < 200 || status == 204 || status == 304 {
-            framing = .none
-        } else if !transferEncoding.isEmpty {
-            // Only exactly `chunked` is spoken; a length beside it is a
-            // smuggling shape, not a server to trust.
-            guard length == nil, transferEncoding.count == 1,
-                  transferEncoding[0].equalsIgnoringASCIICase("chunked") else { throw .invalidResponse }
-            framing = .chunked
-        } else if let length {
-            framing = .length(length)
-        } else {
-            framing = .untilClose
-        }
-        if headRequest, !transferEncoding.isEmpty, length != nil { throw .invalidResponse }
+        let framing = try framingFields.framing(status: status, headRequest: headRequest)
         // HTTP/1.0 with Transfer-Encoding is faulty framing: read, then
         // close (RFC 9112 §6.1).
-        let keepAlive = framing != .untilClose && !connectionClose
-            && (minor == 1 || (connectionKeepAlive && transferEncoding.isEmpty))
+        let keepAlive = framing != .untilClose && !framingFields.connectionClose
+            && (minor == 1 || (framingFields.connectionKeepAlive && framingFields.transferEncodings == 0))
         return UpstreamResponseHead(status: status, headers: headers, framing: framing, keepAlive: keepAlive)
     }
 
-    /// `HTTP/1.x NNN reason`: the minor version and the status.
-    private static func parseStatusLine(_ line: UnsafeRawBufferPointer) throws(HTTPClientError) -> (Int, Int) {
+    /// `HTTP/1.x NNN reason` (no line end): the minor version and the
+    /// status.
+    static func parseStatusLine(_ line: UnsafeRawBufferPointer) throws(HTTPClientError) -> (Int, Int) {
         guard line.count >= 12, line[0] == 0x48, line[1] == 0x54, line[2] == 0x54, line[3] == 0x50, // HTTP
               line[4] == 0x2F, line[5] == 0x31, line[6] == 0x2E, // /1.
               line[7] == 0x30 || line[7] == 0x31, line[8] == 0x20 else { throw .invalidResponse }
@@ -129,8 +88,10 @@ enum UpstreamResponseParser {
         return (Int(line[7] - 0x30), status)
     }
 
-    /// A field's name and value bytes (the value trimmed).
-    private static func parseField(_ line: UnsafeRawBufferPointer) throws(HTTPClientError)
+    /// A field line's (no line end) name and value bytes, the value
+    /// trimmed: a token name right before the colon, a value of field
+    /// bytes. A line starting with a space or tab (obs-fold) is refused.
+    static func parseField(_ line: UnsafeRawBufferPointer) throws(HTTPClientError)
         -> (name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
     {
         // Indexed loops over the line itself: iterating slices of it
@@ -148,30 +109,6 @@ enum UpstreamResponseParser {
         let value = UnsafeRawBufferPointer(rebasing: line[start..<end])
         guard HTTPRequestParser.isFieldValue(value) else { throw .invalidResponse }
         return (UnsafeRawBufferPointer(rebasing: line[..<colon]), value)
-    }
-
-    /// Calls `body` with each item of a comma-separated list, trimmed.
-    /// Empty items are skipped (RFC 9110 §5.6.1) or refused.
-    private static func forEachListItem(_ value: UnsafeRawBufferPointer, emptyAllowed: Bool,
-                                        _ body: (UnsafeRawBufferPointer) throws(HTTPClientError) -> Void) throws(HTTPClientError) {
-        var start = 0
-        while start <= value.count {
-            var end = start
-            while end < value.count, value[end] != UInt8(ascii: ",") { end += 1 }
-            var first = start, last = end
-            while first < last, value[first] == 0x20 || value[first] == 0x09 { first += 1 }
-            while last > first, value[last - 1] == 0x20 || value[last - 1] == 0x09 { last -= 1 }
-            if first < last {
-                try body(UnsafeRawBufferPointer(rebasing: value[first..<last]))
-            } else if !emptyAllowed {
-                throw .invalidResponse
-            }
-            start = end + 1
-        }
-    }
-
-    private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
-        HTTPHeaders.equals(bytes.assumingMemoryBound(to: UInt8.self), lowercase: lowercase)
     }
 
     /// Visible characters, space, tab and obs-text; no other control.

@@ -4,7 +4,11 @@ import HTTPClient
 import Testing
 
 /// `openssl s_server` on a loopback port with a self-signed certificate
-/// made for the test. Blocking process work runs on a Dispatch thread.
+/// made for the test: its own `-www` page, or, given an answer, that
+/// answer's bytes as they are to one connection (written to its standard
+/// input, which it relays once a client connected, and closed, after
+/// which it closes the connection). Blocking process work runs on a
+/// Dispatch thread.
 final class TLSServer: Sendable {
     let process: Process
     let output: Pipe
@@ -20,15 +24,15 @@ final class TLSServer: Sendable {
         self.directory = directory
     }
 
-    static func start() async throws -> TLSServer {
+    static func start(answering answer: String? = nil) async throws -> TLSServer {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try startBlocking() })
+                continuation.resume(with: Result { try startBlocking(answer) })
             }
         }
     }
 
-    private static func startBlocking() throws -> TLSServer {
+    private static func startBlocking(_ answer: String?) throws -> TLSServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpclient-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let key = directory.appendingPathComponent("key.pem").path
@@ -45,11 +49,18 @@ final class TLSServer: Sendable {
 
         let server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        server.arguments = ["s_server", "-accept", "127.0.0.1:0", "-cert", cert, "-key", key, "-www"]
+        server.arguments = ["s_server", "-accept", "127.0.0.1:0", "-cert", cert, "-key", key]
+            + (answer == nil ? ["-www"] : ["-naccept", "1"])
         let output = Pipe()
         server.standardOutput = output
         server.standardError = output
+        let input = Pipe()
+        server.standardInput = answer == nil ? FileHandle.nullDevice : input
         try server.run()
+        if let answer {
+            input.fileHandleForWriting.write(Data(answer.utf8))
+            try input.fileHandleForWriting.close()
+        }
         // "ACCEPT 127.0.0.1:PORT" names the port it bound.
         var text = ""
         while !text.contains("\n") || !text.contains("ACCEPT") {
@@ -112,6 +123,32 @@ enum TLSServerError: Error { case certificate, noPort }
         try await withClient(configuration: configuration) { client, _ in
             await #expect(throws: HTTPClientError.tls) {
                 try await client.execute(HTTPClientRequest(url: "https://127.0.0.1:\(server.port)/"))
+            }
+        }
+    }
+
+    @Test(arguments: HeadCase.bad)
+    func badHeadOverTLSIsRefused(_ head: HeadCase) async throws {
+        #expect(try await read(head.answer) == .failure(.invalidResponse))
+    }
+
+    @Test(arguments: HeadCase.good)
+    func goodHeadOverTLSIsRead(_ head: HeadCase) async throws {
+        #expect(try await read(head.answer) == .success(head.expected!))
+    }
+
+    /// What a GET to an `https` upstream answering `answer` returns.
+    private func read(_ answer: String) async throws -> Result<HeadOutcome, HTTPClientError> {
+        let server = try await TLSServer.start(answering: answer)
+        defer { server.stop() }
+        var configuration = HTTPClientConfiguration(connectTimeout: .seconds(2), timeout: .seconds(5))
+        configuration.caFile = server.certificate
+        return try await withClient(configuration: configuration) { client, _ in
+            do throws(HTTPClientError) {
+                let response = try await client.execute(HTTPClientRequest(url: "https://127.0.0.1:\(server.port)/"))
+                return .success(HeadOutcome(status: response.status, headers: response.headers, body: response.body))
+            } catch {
+                return .failure(error)
             }
         }
     }
