@@ -1,5 +1,7 @@
 // libFuzzer entry for the HTTP client's strict upstream response parser
-// (`UpstreamResponseParser`) and its step-by-step `ChunkedDecoder`.
+// (`UpstreamResponseParser`) and its step-by-step `ChunkedDecoder`, and,
+// through `checkLineReader` (ResponseHeadParserFuzz.swift), for the reader
+// of libcurl's header lines (`ResponseHeadParser`).
 // Tests/Fuzz/run.sh builds a small `HTTP` module from the few files these
 // need, then this file with Sources/HTTPClient/UpstreamResponseParser.swift
 // and HTTPClientError.swift into one module; any trap is a finding.
@@ -42,6 +44,7 @@ public func fuzzResponse(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var hash: UInt64 = 14_695_981_039_346_656_037
     for byte in input { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
     var choices = Choices(seed: hash)
+    checkLineReader(input)
 
     guard let (head, bodyStart) = readHeads(input, &choices), head.framing == .chunked else { return 0 }
     let body = UnsafeRawBufferPointer(rebasing: input[bodyStart...])

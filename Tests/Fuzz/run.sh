@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds three fuzzers (libFuzzer + AddressSanitizer) and runs each for a
 # share of a bounded time on a seed corpus of its own: the HTTPRequestParser
-# one (good and bad requests), the HTTP client's UpstreamResponseParser and
-# ChunkedDecoder one (good and bad response heads and chunked bodies), and
+# one (good and bad requests), the HTTP client's UpstreamResponseParser,
+# ChunkedDecoder and ResponseHeadParser one (good and bad response heads
+# and chunked bodies; libcurl's header lines read alike), and
 # the JSON parser's (good and bad documents).
 #
 # Usage: Tests/Fuzz/run.sh [seconds=60] [out-dir=/tmp/parser-fuzz]
@@ -74,6 +75,8 @@ compile "$out/build.log" -I "$core" \
 http_sources=("${sources[@]}" Sources/HTTP/FormURLEncoded.swift)
 response_sources=(
     Sources/HTTPClient/UpstreamResponseParser.swift
+    Sources/HTTPClient/ResponseFramingFields.swift
+    Sources/HTTPClient/ResponseHeadParser.swift
     Sources/HTTPClient/HTTPClientError.swift
 )
 mkdir -p "$resp/corpus" "$resp/artifacts" "$resp/module"
@@ -83,7 +86,7 @@ compile "$resp/build.log" -I "$core" -module-name HTTP "${http_sources[@]}" \
     -emit-module -emit-module-path "$resp/module/HTTP.swiftmodule" \
     -emit-library -static -o "$resp/module/libHTTP.a"
 compile "$resp/build.log" -module-name ResponseParserFuzz -I "$resp/module" -I "$core" \
-    Tests/Fuzz/ResponseParserFuzz.swift "${response_sources[@]}" "$resp/module/libHTTP.a" "$core/libCore.a" \
+    Tests/Fuzz/ResponseParserFuzz.swift Tests/Fuzz/ResponseHeadParserFuzz.swift "${response_sources[@]}" "$resp/module/libHTTP.a" "$core/libCore.a" \
     -o "$resp/response-fuzzer"
 
 # Seed corpus: a few good and bad requests (kept if the corpus already has more).
