@@ -17,6 +17,14 @@ import Testing
         }
     }
 
+    @Test func trailersPast16KiBAreRefusedOnEveryPath() async throws {
+        let trailers = String(repeating: "X-T: " + String(repeating: "0", count: 90) + "\r\n", count: 180)
+        let answer = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n" + trailers + "\r\n"
+        for reader in Reader.allCases {
+            #expect(try await read(answer, by: reader) == .failure(.invalidResponse), "\(reader.rawValue)")
+        }
+    }
+
     @Test(arguments: HeadCase.good)
     func goodHeadIsReadAlikeOnEveryPath(_ head: HeadCase) async throws {
         for reader in Reader.allCases {
