@@ -9,6 +9,9 @@ struct HeadCase: Sendable, CustomTestStringConvertible {
     let answer: String
     /// Nil: the head is refused.
     let expected: HeadOutcome?
+    /// The body ends with the connection: not scripted over TLS, where
+    /// `openssl s_server` may close before libcurl has read it all.
+    var untilClose = false
 
     var testDescription: String { name }
 
@@ -65,7 +68,7 @@ struct HeadCase: Sendable, CustomTestStringConvertible {
                  expected: HeadOutcome(status: 404, fields: ["X-A: caf\u{E9}\tau lait", "X-B: ", "Content-Length: 1"], body: "x")),
         HeadCase(name: "HTTP/1.0 until close",
                  answer: "HTTP/1.0 200 OK\r\nX-A: 1\r\n\r\nuntil close",
-                 expected: HeadOutcome(status: 200, fields: ["X-A: 1"], body: "until close")),
+                 expected: HeadOutcome(status: 200, fields: ["X-A: 1"], body: "until close"), untilClose: true),
         HeadCase(name: "204 with a length beside chunked",
                  answer: "HTTP/1.1 204 No Content\r\nTransfer-Encoding: chunked\r\nContent-Length: 0\r\n\r\n",
                  expected: HeadOutcome(status: 204, fields: ["Transfer-Encoding: chunked", "Content-Length: 0"], body: "")),
