@@ -187,14 +187,23 @@ extension HTTPConnection {
         answerAndClose(error.status)
     }
 
+    /// Refused at accept (its address holds too many connections): 429
+    /// with `Retry-After`, written before anything is read, then a
+    /// lingering close that discards what the client sends meanwhile.
+    func refuseOverAddressCap() {
+        refusedUnread = true
+        headDeadline = 0
+        answerAndClose(.tooManyRequests, headers: ["Retry-After": "1"])
+    }
+
     /// Writes a small JSON error of the server's own and ends the connection.
-    func answerAndClose(_ status: HTTPStatus) {
+    func answerAndClose(_ status: HTTPStatus, headers extra: HTTPHeaders = HTTPHeaders()) {
         inFlight = true
         responseStarted = true
         keepAlive = false
         let code = status.reasonPhrase.lowercased().replacing(" ", with: "_")
         let body = Array("{\"error\":\"\(code)\",\"error_description\":\"\(status.reasonPhrase).\"}".utf8)
-        var headers = HTTPHeaders()
+        var headers = extra
         headers.add("Content-Type", "application/json")
         writeHead(HTTPResponse(status: status, headers: headers), length: body.count, chunked: false)
         output.append(contentsOf: body)

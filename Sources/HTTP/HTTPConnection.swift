@@ -1,3 +1,4 @@
+import Core
 import System
 
 /// One accepted TCP connection: reads and parses requests, hands each to
@@ -68,6 +69,15 @@ final class HTTPConnection: EventLoopHandler {
     var writeDeadline: UInt64 = 0
     var lingerDeadline: UInt64 = 0
     var lastBodyActivity: UInt64 = 0
+    /// The body's minimum-rate deadline (see `BodyRateDeadline`).
+    var bodyDeadline = BodyRateDeadline()
+
+    /// The peer address this connection counts against the server's
+    /// per-address cap; nil when it is not counted.
+    var countedAddress: IPAddress?
+    /// Refused at accept, unread: closing waits for the peer's bytes to be
+    /// discarded, so that a reset cannot destroy the refusal.
+    var refusedUnread = false
 
     init(fd: Int32, peer: SocketAddress?, owner: ServerLoopState) {
         self.fd = fd
@@ -170,6 +180,7 @@ final class HTTPConnection: EventLoopHandler {
                 receiveBody(Array(input[(base + range.lowerBound)..<(base + range.upperBound)]))
             case .end:
                 bodyComplete = true
+                bodyDeadline.stop()
                 bodyStream?.finish()
                 bodyStream = nil
                 if readPausedForBody {
@@ -199,9 +210,11 @@ final class HTTPConnection: EventLoopHandler {
 
     private func receiveBody(_ bytes: [UInt8]) {
         lastBodyActivity = loop.now
+        bodyDeadline.received(bytes.count, minRate: owner.spans.bodyMinRate)
         guard let bodyStream, !bytes.isEmpty else { return }
         if !bodyStream.push(bytes), !readPausedForBody {
             readPausedForBody = true
+            bodyDeadline.pause(now: lastBodyActivity)
             updateReading()
         }
     }
@@ -220,6 +233,7 @@ final class HTTPConnection: EventLoopHandler {
         responseFinished = false
         response = ResponseProgress()
         lastBodyActivity = loop.now
+        bodyDeadline.begin(grace: owner.spans.bodyGrace)
         owner.stats.requests.add(1, ordering: .relaxed)
         bodyComplete = false // the parser reports `.end` after the body, or next when there is none
 
@@ -247,9 +261,11 @@ final class HTTPConnection: EventLoopHandler {
             owner.workers.submit(request, from: self)
             return
         case .contentLength(let length):
+            armBodyDeadline(clientWaits: expectsContinue)
             bodyStream = RequestBodyStream { [bound = LoopBound(self, loop: loop)] in bound.withValue { $0.bodyDemanded() } }
             body = HTTPRequestBody(stream: bodyStream, declaredLength: length)
         case .chunked:
+            armBodyDeadline(clientWaits: expectsContinue)
             bodyStream = RequestBodyStream { [bound = LoopBound(self, loop: loop)] in bound.withValue { $0.bodyDemanded() } }
             body = HTTPRequestBody(stream: bodyStream, declaredLength: nil)
         }
@@ -284,8 +300,10 @@ final class HTTPConnection: EventLoopHandler {
             output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
             flush()
         }
+        armBodyDeadline(clientWaits: false)
         if readPausedForBody {
             readPausedForBody = false
+            bodyDeadline.resume(now: lastBodyActivity)
             updateReading()
             readAvailable()
         }
@@ -332,7 +350,7 @@ final class HTTPConnection: EventLoopHandler {
         keepAlive = false
         if outputStart < output.count { return } // flush() comes back here
         guard !closed else { return }
-        if peerClosed || (inputStart == input.count && bodyComplete) {
+        if peerClosed || (!refusedUnread && inputStart == input.count && bodyComplete) {
             close()
             return
         }

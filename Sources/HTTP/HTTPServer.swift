@@ -1,3 +1,4 @@
+import Core
 import Synchronization
 import System
 
@@ -7,6 +8,8 @@ import System
 public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     public let stats = HTTPServerStats()
+    /// Open connections per peer address (`maxConnectionsPerAddress`).
+    public let addressCounts = AddressCounts()
     private let loops: [EventLoop]
     private let responder: HTTPResponder
     private let immediate: HTTPImmediateResponder?
@@ -45,13 +48,14 @@ public final class HTTPServer: Sendable {
         }
         boundAddress.withLock { $0 = address }
         let cap = max(1, (configuration.maxConnections + loops.count - 1) / loops.count)
-        let configuration = configuration, responder = responder, immediate = immediate, stats = stats
+        let configuration = configuration, responder = responder, immediate = immediate, stats = stats,
+            addressCounts = addressCounts
         for (loop, fd) in zip(loops, fds) {
             let state = try await loop.submit { () -> Result<LoopBound<ServerLoopState>, SystemError> in
                 let made = Result { () throws(SystemError) in
                     try ServerLoopState(loop: loop, listenerFD: fd, connectionCap: cap,
                                         configuration: configuration, responder: responder, immediate: immediate,
-                                        stats: stats)
+                                        stats: stats, addressCounts: addressCounts)
                 }
                 if case .failure = made { Socket.close(fd) }
                 return made.map { LoopBound($0, loop: loop) }

@@ -1,3 +1,4 @@
+import Core
 import System
 
 /// Answers one request. Never throws: the gateway's middleware turns
@@ -43,6 +44,22 @@ public struct HTTPServerConfiguration: Sendable {
     public var headerTimeout: Duration
     /// Time a handler may wait for the next body bytes.
     public var bodyTimeout: Duration
+    /// A body's minimum rate, in bytes per second: once `bodyRateGrace`
+    /// is spent, every `bodyMinRate` bytes received buy one more second
+    /// (time the server itself stops reading, under back-pressure, is not
+    /// counted). A body that falls behind gets 408 and the connection
+    /// closes. 0 turns the deadline off (the gaps' `bodyTimeout` remains).
+    public var bodyMinRate = 500
+    /// Time a body has before `bodyMinRate` counts: from its head, or from
+    /// `100 Continue` for a client that waits for one.
+    public var bodyRateGrace: Duration = .seconds(20)
+    /// Open connections one peer address may hold; the one past it is
+    /// answered 429 (with `Retry-After`) and closed without being read.
+    /// 0 turns the cap off.
+    public var maxConnectionsPerAddress = 0
+    /// Peers the per-address cap does not count (trusted reverse proxies,
+    /// which carry many clients' connections).
+    public var uncappedPeers: [CIDR] = []
     /// Time a keep-alive connection may sit between requests.
     public var idleTimeout: Duration
     /// Time a pending write may make no progress.
@@ -70,7 +87,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// How often each loop checks its connections' deadlines: a quarter of
     /// the shortest timeout, between 10 ms and 250 ms.
     var sweepInterval: Duration {
-        let shortest = [headerTimeout, bodyTimeout, idleTimeout, writeTimeout].min()!
+        let shortest = [headerTimeout, bodyTimeout, idleTimeout, writeTimeout, bodyRateGrace].min()!
         return min(.milliseconds(250), max(.milliseconds(10), shortest / 4))
     }
 }

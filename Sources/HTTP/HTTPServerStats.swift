@@ -9,6 +9,12 @@ public final class HTTPServerStats: Sendable {
     public let rejectedRequests = Atomic<Int>(0)
     /// Connections ended by a header, body, idle or write timeout.
     public let timeouts = Atomic<Int>(0)
+    /// Request bodies cut off for falling behind the minimum rate (also
+    /// counted in `timeouts`).
+    public let slowBodies = Atomic<Int>(0)
+    /// Connections refused at accept because their peer address already
+    /// held `maxConnectionsPerAddress`.
+    public let refusedConnections = Atomic<Int>(0)
     /// Tasks started to answer requests; each answers many in turn.
     public let workersStarted = Atomic<Int>(0)
     /// Requests the immediate responder answered on the loop thread, now

@@ -1,3 +1,4 @@
+import Core
 import System
 
 /// One server's presence on one event loop: its listening socket, the
@@ -9,6 +10,8 @@ final class ServerLoopState: EventLoopHandler {
     let workers: RequestWorkers
     let immediate: HTTPImmediateResponder?
     let stats: HTTPServerStats
+    /// Open connections per peer address, across the server's loops.
+    let addressCounts: AddressCounts
     let dateCache = HTTPDateCache()
     /// The configured timeouts in nanoseconds, converted once: converting a
     /// `Duration` multiplies 128-bit integers, and every request sets deadlines.
@@ -28,7 +31,7 @@ final class ServerLoopState: EventLoopHandler {
 
     init(loop: EventLoop, listenerFD: Int32, connectionCap: Int, configuration: HTTPServerConfiguration,
          responder: @escaping HTTPResponder, immediate: HTTPImmediateResponder?,
-         stats: HTTPServerStats) throws(SystemError) {
+         stats: HTTPServerStats, addressCounts: AddressCounts) throws(SystemError) {
         self.loop = loop
         self.listenerFD = listenerFD
         self.connectionCap = connectionCap
@@ -38,6 +41,7 @@ final class ServerLoopState: EventLoopHandler {
                                  maxIdle: configuration.maxIdleWorkers)
         self.immediate = immediate
         self.stats = stats
+        self.addressCounts = addressCounts
         listenerRegistration = try loop.register(listenerFD, for: .readable, handler: self)
         scheduleSweep()
     }
@@ -65,15 +69,36 @@ final class ServerLoopState: EventLoopHandler {
     private func adopt(fd: Int32, peer: SocketAddress?) {
         Socket.setNoDelay(fd)
         let connection = HTTPConnection(fd: fd, peer: peer, owner: self)
+        var overCap = false
+        if let address = cappedAddress(peer) {
+            if addressCounts.claim(address, limit: configuration.maxConnectionsPerAddress) {
+                connection.countedAddress = address
+            } else {
+                overCap = true
+            }
+        }
         do {
             try connection.start()
         } catch {
+            if let address = connection.countedAddress { addressCounts.release(address) }
             Socket.close(fd)
             return
         }
         connections[ObjectIdentifier(connection)] = connection
         stats.openConnections.add(1, ordering: .relaxed)
         stats.acceptedConnections.add(1, ordering: .relaxed)
+        if overCap {
+            stats.refusedConnections.add(1, ordering: .relaxed)
+            connection.refuseOverAddressCap()
+        }
+    }
+
+    /// The address a peer's connection counts against, when the
+    /// per-address cap is on and the peer is not one it leaves out.
+    private func cappedAddress(_ peer: SocketAddress?) -> IPAddress? {
+        guard configuration.maxConnectionsPerAddress > 0, let address = peer?.ip,
+              !configuration.uncappedPeers.contains(where: { $0.contains(address) }) else { return nil }
+        return address
     }
 
     private func pauseAccepting(for delay: Duration?) {
@@ -94,6 +119,7 @@ final class ServerLoopState: EventLoopHandler {
     /// Called by a connection once it has closed its descriptor.
     func connectionClosed(_ connection: HTTPConnection) {
         guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
+        if let address = connection.countedAddress { addressCounts.release(address) }
         stats.openConnections.subtract(1, ordering: .relaxed)
         if acceptPaused, connections.count < connectionCap { resumeAccepting() }
     }
@@ -141,11 +167,16 @@ struct TimeoutSpans {
     let body: UInt64
     let idle: UInt64
     let write: UInt64
+    /// `bodyRateGrace` in nanoseconds, and `bodyMinRate` (0: no rate deadline).
+    let bodyGrace: UInt64
+    let bodyMinRate: UInt64
 
     init(_ configuration: HTTPServerConfiguration) {
         header = configuration.headerTimeout.nanoseconds
         body = configuration.bodyTimeout.nanoseconds
         idle = configuration.idleTimeout.nanoseconds
         write = configuration.writeTimeout.nanoseconds
+        bodyGrace = configuration.bodyRateGrace.nanoseconds
+        bodyMinRate = UInt64(max(0, configuration.bodyMinRate))
     }
 }

@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+import Core
+import HTTP
+import System
+import TestSupport
+
+/// A slow or greedy client cannot hold the server's resources without
+/// end: a body's minimum rate, and the per-address connection cap.
+@Suite("HTTP server: slow bodies and the per-address cap")
+struct ServerSlowClientTests {
+    /// Reads the whole body and answers how many bytes came.
+    static let counting: HTTPResponder = { request in
+        var total = 0
+        do {
+            while let piece = try await request.body.next() { total += piece.count }
+            return .text("\(total)")
+        } catch {
+            return .text("\(error)", status: .badRequest)
+        }
+    }
+
+    /// Each piece comes well within the gaps' timeout, but a trickle falls
+    /// behind the minimum rate: 408, and the connection closes. A large
+    /// body that keeps up passes, long after the grace is spent.
+    @Test func aTrickledBodyIsRefusedByItsDeadlineWhileAFastLargeBodyPasses() async throws {
+        let server = try await TestServer.start(configure: {
+            $0.bodyTimeout = .seconds(5)
+            $0.bodyRateGrace = .milliseconds(300)
+            $0.bodyMinRate = 1000
+        }, responder: Self.counting)
+
+        let trickle = try server.client()
+        let start = ContinuousClock.now
+        await trickle.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1000\r\n\r\n")
+        let feeding = Task {
+            for _ in 0..<100 where !Task.isCancelled {
+                await trickle.send("x") // 20 bytes a second: a gap of 50 ms, far below the 5 s timeout
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        let refused = await trickle.readResponses(1).first
+        feeding.cancel()
+        #expect(refused?.status == 408)
+        #expect(refused?.header("Connection") == "close")
+        #expect(ContinuousClock.now - start < .seconds(3), "cut by the rate deadline, not the trickle's end")
+        #expect(server.server.stats.slowBodies.load(ordering: .relaxed) == 1)
+
+        // 32 MiB in 256 KiB pieces over about 1.3 s, four times the grace.
+        let fast = try server.client()
+        let size = 32 << 20, piece = [UInt8](repeating: 0x61, count: 256 * 1024)
+        await fast.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: \(size)\r\n\r\n")
+        for index in 0..<(size / piece.count) {
+            await fast.send(piece)
+            if index % 8 == 0 { try await Task.sleep(for: .milliseconds(80)) }
+        }
+        let passed = await fast.readResponses(1).first
+        #expect(passed?.status == 200)
+        #expect(passed?.bodyText == "\(size)")
+        #expect(ContinuousClock.now - start > .milliseconds(1300))
+        #expect(server.server.stats.slowBodies.load(ordering: .relaxed) == 1)
+        await server.stop()
+    }
+
+    /// A client waiting for `100 Continue` is not timed until it is sent:
+    /// a handler that asks for the body late does not cost it its grace.
+    @Test func theRateDeadlineStartsAtContinueForAClientThatWaits() async throws {
+        let server = try await TestServer.start(configure: {
+            $0.bodyRateGrace = .milliseconds(200)
+            $0.bodyMinRate = 1000
+        }) { request in
+            try? await Task.sleep(for: .milliseconds(600)) // past the grace before reading
+            return await Self.counting(request)
+        }
+        let client = try server.client()
+        await client.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+        let interim = await client.readResponses(1).first
+        #expect(interim?.status == 100)
+        await client.send("hello")
+        let answer = await client.readResponses(1).first
+        #expect(answer?.status == 200)
+        #expect(answer?.bodyText == "5")
+        #expect(server.server.stats.slowBodies.load(ordering: .relaxed) == 0)
+        await server.stop()
+    }
+
+    /// Two connections from one address at a cap of 2: the third is
+    /// answered 429 with `Retry-After` and closed, unread; once one of the
+    /// two closes, the address may connect again.
+    @Test func theConnectionOverThePerAddressCapIsRefusedUntilOneCloses() async throws {
+        let server = try await TestServer.start(configure: { $0.maxConnectionsPerAddress = 2 }) { _ in .text("ok") }
+        var first: RawClient? = try server.client()
+        let second = try server.client()
+        for client in [first!, second] {
+            await client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            #expect(await client.readResponses(1).first?.status == 200)
+        }
+        let third = try server.client()
+        await third.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        let refused = await third.readResponses(1).first
+        #expect(refused?.status == 429)
+        #expect(refused?.header("Retry-After") == "1")
+        #expect(refused?.header("Connection") == "close")
+        #expect(await third.isClosedByPeer())
+        #expect(server.server.stats.refusedConnections.load(ordering: .relaxed) == 1)
+
+        first = nil // closes the descriptor
+        let loopback = IPAddress.v4(0x7F00_0001)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while server.server.addressCounts.count(loopback) > 1, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let again = try server.client()
+        await again.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(await again.readResponses(1).first?.status == 200)
+        #expect(server.server.addressCounts.count(loopback) == 2)
+        #expect(server.server.stats.refusedConnections.load(ordering: .relaxed) == 1)
+        await server.stop()
+    }
+
+    /// A peer in `uncappedPeers` (a trusted proxy) is not counted.
+    @Test func anUncappedPeerHoldsMoreConnectionsThanTheCap() async throws {
+        let server = try await TestServer.start(configure: {
+            $0.maxConnectionsPerAddress = 1
+            $0.uncappedPeers = [CIDR("127.0.0.1/32")!]
+        }) { _ in .text("ok") }
+        let clients = try (0..<3).map { _ in try server.client() }
+        for client in clients {
+            await client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            #expect(await client.readResponses(1).first?.status == 200)
+        }
+        #expect(server.server.stats.refusedConnections.load(ordering: .relaxed) == 0)
+        #expect(server.server.addressCounts.addresses == 0)
+        await server.stop()
+    }
+}
