@@ -34,6 +34,7 @@ public enum ConfigLoader {
         let logLevel = reader.choice(.logLevel).flatMap(LogLevelSetting.init(rawValue:))
         let accessLog = reader.boolean(.accessLog)
         let signIn = readSignInSettings(&reader)
+        let limits = readLimitSettings(&reader)
 
         if let listen, let adminListen, listen.conflicts(with: adminListen) {
             reader.report(.adminListen, "\(adminListen) would share a port with BFF_LISTEN (\(listen))")
@@ -61,6 +62,7 @@ public enum ConfigLoader {
             shutdownTimeout: .milliseconds(shutdownTimeout), logLevel: logLevel, accessLog: accessLog)
         config.allowedHTTPHosts = allowedHTTPHosts
         signIn(&config)
+        limits(&config)
         return .success(config)
     }
 

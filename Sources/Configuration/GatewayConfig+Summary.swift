@@ -47,6 +47,10 @@ extension GatewayConfig: CustomStringConvertible {
             SettingDefinition.refreshSkew.name: String(refreshSkew.components.seconds),
             SettingDefinition.refreshReuseLeeway.name: String(refreshReuseLeeway.components.seconds),
             SettingDefinition.upstreamTimeout.name: milliseconds(upstreamTimeout),
+            SettingDefinition.bodyMinRate.name: String(bodyMinRate),
+            SettingDefinition.bodyRateGrace.name: milliseconds(bodyRateGrace),
+            SettingDefinition.proxyMaxBodyBytes.name: String(proxyMaxBodyBytes),
+            SettingDefinition.maxConnectionsPerAddress.name: String(maxConnectionsPerAddress),
         ]
         return SettingDefinition.all.map { setting in
             let value = setting.isSecret && values[setting.name] != notSet ? "<redacted>" : values[setting.name]

@@ -78,6 +78,14 @@ public struct GatewayConfig: Sendable {
     public var refreshReuseLeeway: Duration = .zero
     /// BFF_UPSTREAM_TIMEOUT_MS.
     public var upstreamTimeout: Duration = .seconds(30)
+    /// BFF_BODY_MIN_RATE: bytes per second; 0 turns the body deadline off.
+    public var bodyMinRate: Int = 500
+    /// BFF_BODY_RATE_GRACE_MS.
+    public var bodyRateGrace: Duration = .seconds(20)
+    /// BFF_PROXY_MAX_BODY_BYTES: body limit of a route without its own.
+    public var proxyMaxBodyBytes: Int = 10 << 20
+    /// BFF_MAX_CONNECTIONS_PER_ADDRESS; 0 turns the cap off.
+    public var maxConnectionsPerAddress: Int = 256
 
     /// The prefix browsers honour only on a cookie that is `Secure`, has
     /// `Path=/` and no `Domain` (RFC 6265bis): one no sibling subdomain and

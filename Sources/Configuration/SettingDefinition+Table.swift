@@ -6,6 +6,7 @@ extension SettingDefinition {
         idleTimeout, writeTimeout, shutdownTimeout, logLevel, accessLog,
         forwardedHeader, modgudTimeout, modgudCAFile, scopes, resource, sessionCookie, allowInsecureCookieName, sessionIdleTimeout,
         sessionAbsoluteTimeout, sessionCacheStaleness, machineClientID, machineClientSecret, refreshSkew, refreshReuseLeeway, upstreamTimeout,
+        bodyMinRate, bodyRateGrace, proxyMaxBodyBytes, maxConnectionsPerAddress,
     ]
 
     /// The row for an environment variable name, if there is one.

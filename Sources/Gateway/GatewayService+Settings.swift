@@ -8,8 +8,12 @@ import SessionsRedis
 import System
 
 extension GatewayService {
-    static func serverConfiguration(_ config: GatewayConfig, address: ListenAddress) -> HTTPServerConfiguration {
-        HTTPServerConfiguration(
+    /// A listener's settings; `capsAddresses` puts the per-address
+    /// connection cap on it (the public listener: trusted proxies are
+    /// left out, their clients are counted by `ForwardedClientLimit`).
+    static func serverConfiguration(_ config: GatewayConfig, address: ListenAddress,
+                                    capsAddresses: Bool = false) -> HTTPServerConfiguration {
+        var server = HTTPServerConfiguration(
             address: SocketAddress(ip: address.host, port: address.port),
             parserLimits: HTTPParserLimits(maxHeaderBytes: config.maxHeaderBytes),
             maxConnections: config.maxConnections,
@@ -17,6 +21,13 @@ extension GatewayService {
             bodyTimeout: config.bodyTimeout,
             idleTimeout: config.idleTimeout,
             writeTimeout: config.writeTimeout)
+        server.bodyMinRate = config.bodyMinRate
+        server.bodyRateGrace = config.bodyRateGrace
+        if capsAddresses {
+            server.maxConnectionsPerAddress = config.maxConnectionsPerAddress
+            server.uncappedPeers = config.trustedProxies
+        }
+        return server
     }
 
     static func redisConfiguration(_ config: GatewayConfig) -> RedisConfiguration {

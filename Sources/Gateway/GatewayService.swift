@@ -77,14 +77,17 @@ public final class GatewayService: Sendable {
                 .register(in: &publicRouter, options: bodyLimit)
         }
         APIProxy(upstreams: upstreams, sessions: sessions, refresher: refresher, clientTokens: clientTokens,
-                 addresses: addresses, publicOrigin: config.publicOrigin, timeout: config.upstreamTimeout)
+                 addresses: addresses, publicOrigin: config.publicOrigin, timeout: config.upstreamTimeout,
+                 defaultMaxBodyBytes: config.proxyMaxBodyBytes)
             .register(config.routes, in: &publicRouter)
-        let publicApp = Application(router: publicRouter,
-                                    middlewares: [ObservationMiddleware(metrics: metrics, accessLog: config.accessLog), ErrorMiddleware(),
-                                                  CSRFMiddleware(publicOrigin: config.publicOrigin)],
-                                    logger: logger, requestIDs: requestIDs)
+        var publicStages: [any Middleware] = [ObservationMiddleware(metrics: metrics, accessLog: config.accessLog), ErrorMiddleware()]
+        if let limit = ForwardedClientLimit(addresses: addresses, limit: config.maxConnectionsPerAddress, metrics: metrics) {
+            publicStages.append(limit)
+        }
+        publicStages.append(CSRFMiddleware(publicOrigin: config.publicOrigin))
+        let publicApp = Application(router: publicRouter, middlewares: publicStages, logger: logger, requestIDs: requestIDs)
         publicRoutes = publicApp.routes
-        publicServer = HTTPServer(configuration: Self.serverConfiguration(config, address: config.listen),
+        publicServer = HTTPServer(configuration: Self.serverConfiguration(config, address: config.listen, capsAddresses: true),
                                   loops: group.loops, responder: publicApp.respond, immediate: publicApp.immediateResponder)
 
         var adminRouter = Router()

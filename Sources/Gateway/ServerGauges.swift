@@ -11,12 +11,16 @@ final class ServerGauges: Sendable {
         var accepted = 0
         var rejected = 0
         var timeouts = 0
+        var slowBodies = 0
+        var refusedConnections = 0
     }
 
     private let open: Gauge
     private let accepted: Counter
     private let rejected: Counter
     private let timeouts: Counter
+    private let slowBodies: Counter
+    private let refusedConnections: Counter
     private let servers = Mutex<[Tracked]>([])
 
     init(metrics: MetricsRegistry) {
@@ -26,6 +30,12 @@ final class ServerGauges: Sendable {
                                    help: "Requests the parser refused before any handler ran, by listener.", labels: ["listener"])
         timeouts = metrics.counter("bff_http_timeouts_total",
                                    help: "Connections ended by a header, body, idle or write timeout, by listener.", labels: ["listener"])
+        slowBodies = metrics.counter("bff_http_slow_bodies_total",
+                                     help: "Request bodies cut off with 408 for falling behind BFF_BODY_MIN_RATE, by listener.",
+                                     labels: ["listener"])
+        refusedConnections = metrics.counter("bff_http_refused_connections_total",
+                                             help: "Connections refused with 429 at accept: their address already held "
+                                                 + "BFF_MAX_CONNECTIONS_PER_ADDRESS, by listener.", labels: ["listener"])
     }
 
     func track(_ server: HTTPServer, as name: String) {
@@ -42,6 +52,9 @@ final class ServerGauges: Sendable {
                 Self.advance(accepted, name, &servers[index].accepted, stats.acceptedConnections.load(ordering: .relaxed))
                 Self.advance(rejected, name, &servers[index].rejected, stats.rejectedRequests.load(ordering: .relaxed))
                 Self.advance(timeouts, name, &servers[index].timeouts, stats.timeouts.load(ordering: .relaxed))
+                Self.advance(slowBodies, name, &servers[index].slowBodies, stats.slowBodies.load(ordering: .relaxed))
+                Self.advance(refusedConnections, name, &servers[index].refusedConnections,
+                             stats.refusedConnections.load(ordering: .relaxed))
             }
         }
     }

@@ -18,7 +18,8 @@ struct ProxyHeaderCheckTests {
         let sessions = SessionManager(store: MemorySessionStore(clock: ContinuousClock(), unixClock: SystemUnixClock()))
         let proxy = APIProxy(upstreams: http, sessions: sessions, refresher: nil, clientTokens: nil,
                              addresses: ClientAddressResolver(trustedProxies: []),
-                             publicOrigin: try #require(WebOrigin("https://app.example.com:8443")), timeout: .seconds(1))
+                             publicOrigin: try #require(WebOrigin("https://app.example.com:8443")), timeout: .seconds(1),
+                             defaultMaxBodyBytes: 10 << 20)
         // As parsed: the parser marks every field checked.
         var incoming = HTTPHeaders()
         for (name, value) in [("Accept", "application/json"), ("Cookie", "__Host-bff=x")] {

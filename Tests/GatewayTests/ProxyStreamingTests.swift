@@ -100,7 +100,9 @@ import Glibc
 
     static func start(_ upstream: EchoUpstream) async throws -> GatewayHarness {
         try await GatewayHarness.start(gateway: {
-            $0.routes = [RouteConfig(prefix: "/files/", upstream: upstream.url("/base/"), token: .user)]
+            // 100 MB is past BFF_PROXY_MAX_BODY_BYTES's default: the route sets its own limit.
+            $0.routes = [RouteConfig(prefix: "/files/", upstream: upstream.url("/base/"), token: .user,
+                                     maxBodyBytes: 200_000_000)]
         })
     }
 

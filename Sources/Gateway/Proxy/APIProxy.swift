@@ -20,13 +20,15 @@ final class APIProxy: Sendable {
     let addresses: ClientAddressResolver
     let publicOrigin: WebOrigin
     let timeout: Duration
+    /// The body limit of a route without its own `maxBodyBytes`.
+    let defaultMaxBodyBytes: Int
     /// `X-Forwarded-Host`: the public origin's authority, written once,
     /// and whether it is a clean field value (checked once).
     let forwardedHost: String
     let forwardedHostIsClean: Bool
 
     init(upstreams: HTTPClient, sessions: SessionManager, refresher: RefreshCoordinator?, clientTokens: ClientTokenCache?,
-         addresses: ClientAddressResolver, publicOrigin: WebOrigin, timeout: Duration)
+         addresses: ClientAddressResolver, publicOrigin: WebOrigin, timeout: Duration, defaultMaxBodyBytes: Int)
     {
         self.upstreams = upstreams
         self.sessions = sessions
@@ -35,8 +37,16 @@ final class APIProxy: Sendable {
         self.addresses = addresses
         self.publicOrigin = publicOrigin
         self.timeout = timeout
+        self.defaultMaxBodyBytes = defaultMaxBodyBytes
         forwardedHost = publicOrigin.url.authority
         forwardedHostIsClean = forwardedHost.withContiguousUTF8 { HTTPRequestParser.isFieldValue(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The largest body `route` takes: its own `maxBodyBytes`, else the
+    /// proxy's default. A declared length over it is refused before
+    /// anything goes upstream; a chunked body is cut where it passes it.
+    func bodyLimit(_ route: RouteConfig) -> Int {
+        route.maxBodyBytes ?? defaultMaxBodyBytes
     }
 
     /// The methods a route without a `methods` list accepts (HEAD comes with GET).
@@ -45,7 +55,7 @@ final class APIProxy: Sendable {
     func register(_ routes: [RouteConfig], in router: inout Router) {
         for route in routes {
             let methods = route.methods.map { $0.map { HTTPMethod($0) } } ?? Self.defaultMethods
-            let options = RouteOptions(maxBodyBytes: route.maxBodyBytes ?? .max, csrf: true)
+            let options = RouteOptions(maxBodyBytes: bodyLimit(route), csrf: true)
             let base = upstreams.base(route.upstream.description)
             let nested = Self.nestedPrefixes(below: route, in: routes)
             let rules = AnswerRules(route: route, publicOrigin: publicOrigin)
@@ -121,7 +131,7 @@ final class APIProxy: Sendable {
         var extraCookies: [String] = []
         let token = try await token(for: route, request, client: client, context: context, expiredCookies: &extraCookies)
 
-        let limit = route.maxBodyBytes ?? .max
+        let limit = bodyLimit(route)
         let upload: UploadProgress? = request.body.declaredLength == 0 ? nil : UploadProgress()
         let body: HTTPClientRequestBody? = upload.map { upload in
             HTTPClientRequestBody(length: request.body.declaredLength) {

@@ -66,6 +66,11 @@ final class EchoUpstream: Sendable {
     /// `http://127.0.0.1:<port><path>` as a route's upstream.
     func url(_ path: String) -> HTTPURL { HTTPURL("http://127.0.0.1:\(port)\(path)")! }
 
+    /// Lets every `slow` request (and any later one) answer now.
+    func release() {
+        released.store(true, ordering: .relaxed)
+    }
+
     func stop() async {
         released.store(true, ordering: .relaxed)
         await server.withLock { $0 }?.stop()
