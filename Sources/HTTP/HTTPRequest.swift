@@ -23,7 +23,8 @@ public struct HTTPRequest: Sendable {
 public enum HTTPBodyError: Error, Equatable, Sendable {
     /// The body is longer than the limit the reader set.
     case tooLarge
-    /// The client stopped sending for longer than the body timeout.
+    /// The client stopped sending for longer than the body timeout, or its
+    /// body fell behind the minimum rate.
     case timedOut
     /// The connection closed before the body was complete.
     case connectionClosed
