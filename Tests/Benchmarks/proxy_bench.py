@@ -141,6 +141,8 @@ def start_gateway(binary, backends: dict, prefix: list[str] | None = None) -> tu
         "BFF_ROUTES": json.dumps(routes),
         "BFF_ACCESS_LOG": "false",
         "BFF_LOG_LEVEL": "warning",
+        # Every paced connection comes from 127.0.0.1: no per-address cap.
+        "BFF_MAX_CONNECTIONS_PER_ADDRESS": "0",
     }, log_name="gateway")
     return gateway, public_port, admin_port
 
