@@ -51,7 +51,7 @@ let package = Package(
         // Settings from the environment and a JSON file, validated at once.
         .target(name: "Configuration", dependencies: ["Core", "CSystem"]),
         // Endpoints, middleware, admin listener.
-        .target(name: "Gateway", dependencies: ["HTTP", "Configuration", "Observability", "Core", "Modgud", "Sessions", "SessionsRedis", "Redis", "HTTPClient", "System"], swiftSettings: onCallersExecutor),
+        .target(name: "Gateway", dependencies: ["HTTP", "Configuration", "Observability", "Core", "Modgud", "Sessions", "SessionsRedis", "Redis", "HTTPClient", "System", "Crypto"], swiftSettings: onCallersExecutor),
         // WebAuthn: CBOR, COSE keys, attestation and assertion checks, and a
         // software authenticator (for the simulator and the tests).
         .target(name: "WebAuthn", dependencies: ["Crypto", "Core"]),

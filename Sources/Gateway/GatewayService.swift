@@ -49,7 +49,8 @@ public final class GatewayService: Sendable {
         let upstreams = try HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .seconds(5), timeout: config.upstreamTimeout),
                                        loops: group.loops)
         let signals = RefreshSignals(redis: redis, subscriber: RedisSubscriber(configuration: Self.redisConfiguration(config),
-                                                                              loop: group.loops[0]))
+                                                                              loop: group.loops[0]),
+                                     metrics: metrics, logger: logger)
         self.redis = redis
         self.sessions = sessions
         self.http = http

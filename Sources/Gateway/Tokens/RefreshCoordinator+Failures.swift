@@ -1,3 +1,4 @@
+import Crypto
 import Modgud
 import Sessions
 
@@ -8,22 +9,30 @@ import Sessions
 /// without asking Modgud. Otherwise a waiter that missed the published
 /// outcome (its poll fell between the release and the message, or pub/sub
 /// dropped the message) would send the refresh again to a Modgud that is
-/// throttling or failing.
+/// throttling or failing. The record is tagged with the session's key and
+/// its expiry (`RefreshSignal+Authentication.swift`): one written by
+/// anyone else, or kept past its expiry, is refused (counted and logged),
+/// and the holder asks Modgud itself.
 extension RefreshCoordinator {
     /// Remembers `result` when it is a failure the next holder should share.
-    func rememberFailure(_ result: RefreshResult, lockName: String) async {
+    func rememberFailure(_ result: RefreshResult, lockName: String, key: MACKey) async {
         guard settings.failureHold > .zero, let signal = result.signal, RefreshResult(failure: signal) != nil else { return }
-        let hold = UInt64(settings.failureHold.wholeMilliseconds)
-        let record = StoredRecord(bytes: Array(signal.encoded.utf8), absoluteExpiry: sessions.now &+ hold)
+        let expiry = sessions.now &+ UInt64(settings.failureHold.wholeMilliseconds)
+        let record = StoredRecord(bytes: signal.record(lockName: lockName, absoluteExpiry: expiry, key: key), absoluteExpiry: expiry)
         try? await sessions.store.save(Self.failureKey(lockName), record: record, ttl: settings.failureHold)
     }
 
     /// The failure remembered for the session `lockName` names, if one is
     /// younger than the hold.
-    func recentFailure(lockName: String) async -> RefreshResult? {
+    func recentFailure(lockName: String, key: MACKey) async -> RefreshResult? {
         guard settings.failureHold > .zero,
               let record = try? await sessions.store.load(Self.failureKey(lockName), touch: nil) else { return nil }
-        return RefreshResult(failure: RefreshSignal(encoded: Substring(String(decoding: record.bytes, as: UTF8.self))))
+        guard let signal = RefreshSignal(record: record, lockName: lockName, key: key),
+              let failure = RefreshResult(failure: signal) else {
+            signals.refuse("record", size: record.bytes.count)
+            return nil
+        }
+        return record.absoluteExpiry > sessions.now ? failure : nil
     }
 
     /// Beside the session records; a session's store key never holds `:`.

@@ -23,7 +23,9 @@ import Synchronization
 ///    since a published signal can be lost; a failure (429, Modgud
 ///    unavailable) is kept beside the record for a second, so a waiter
 ///    that missed it and takes the lock answers the same without asking
-///    Modgud again (RefreshCoordinator+Failures.swift).
+///    Modgud again (RefreshCoordinator+Failures.swift). Both are
+///    authenticated with the session's own key and refused otherwise
+///    (RefreshSignal+Authentication.swift).
 public final class RefreshCoordinator: Sendable {
     public struct Settings: Sendable {
         /// A token this close to expiry is refreshed before use.
@@ -156,6 +158,8 @@ public final class RefreshCoordinator: Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now + settings.waitLimit
         let lockName = "refresh:" + session.lockName
+        // What this session's outcomes are tagged with, in Redis and on the channel.
+        let key = session.refreshOutcomeKey
         var current = session
         // Since the lock was first found held: the wait ends with the lock
         // taken (observed then, before this request's own call to Modgud)
@@ -164,7 +168,7 @@ public final class RefreshCoordinator: Sendable {
         defer { if let waitingSince { metrics.lockWait.observe(seconds(clock.now - waitingSince)) } }
         while true {
             // Listen before looking, so a signal sent in between is kept.
-            let waiter = signals.waiter(for: session.lockName)
+            let waiter = signals.waiter(for: session.lockName, key: key)
             let lock: LockToken?
             do {
                 lock = try await sessions.store.acquireLock(lockName, lease: settings.lease)
@@ -179,16 +183,16 @@ public final class RefreshCoordinator: Sendable {
                     waitingSince = nil
                 }
                 let result: RefreshResult
-                if let failed = await recentFailure(lockName: session.lockName) {
+                if let failed = await recentFailure(lockName: session.lockName, key: key) {
                     logger.info("refresh.held_back")
                     metrics.outcomes.increment(["held_back"])
                     result = failed
                 } else {
                     result = await redeemHolding(lock, current, audience: audience, client: client, logger: logger)
-                    await rememberFailure(result, lockName: session.lockName)
+                    await rememberFailure(result, lockName: session.lockName, key: key)
                 }
                 _ = try? await sessions.store.releaseLock(lock)
-                if let signal = result.signal { await signals.publish(session.lockName, signal) }
+                if let signal = result.signal { await signals.publish(session.lockName, signal, key: key) }
                 return result
             }
             // Another request (maybe on another instance) is refreshing.

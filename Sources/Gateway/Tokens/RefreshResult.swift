@@ -24,7 +24,7 @@ enum RefreshResult: Sendable {
         case .fresh: .refreshed
         case .ended: .ended
         case .rateLimited(let reply):
-            .rateLimited(headers: HTTPHeaders(reply.headers.filter { ModgudRelay.isRateLimitHeader($0.name) }), body: reply.body)
+            .rateLimited(headers: ModgudRelay.rateLimitFields(of: reply.headers), body: reply.body)
         case .unavailable: .unavailable
         case .storeUnavailable, .refused: nil
         }

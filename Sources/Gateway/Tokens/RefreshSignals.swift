@@ -1,5 +1,6 @@
 import Core
-import HTTP
+import Crypto
+import Observability
 import Redis
 import Synchronization
 
@@ -11,8 +12,14 @@ import Synchronization
 /// waiter never waits on a signal alone: it also polls the session record
 /// (`RefreshCoordinator`), and the signal only cuts the wait short.
 ///
-/// A message is `<lock name> <outcome word> [<rest>]`; lock names are
-/// derived from the cookie one way and safe to send.
+/// A message is `<lock name> <tag> <outcome>`, authenticated under the
+/// session's own key (`RefreshSignal+Authentication.swift`); lock names
+/// are derived from the cookie one way and safe to send. A message for a
+/// session nobody waits for here is dropped unread; one for a session a
+/// request waits for is checked with that session's key, and one that
+/// does not parse or whose tag is wrong is refused (counted in
+/// `bff_refresh_outcomes_refused_total`, logged without its content): its
+/// waiters go on polling, as for a message that never came.
 public final class RefreshSignals: Sendable {
     /// The one channel every instance listens on.
     static let channel = Array("bff:refreshed".utf8)
@@ -22,18 +29,29 @@ public final class RefreshSignals: Sendable {
     private let waiters = Mutex<[String: [UInt64: Waiter]]>([:])
     private let nextID = Atomic<UInt64>(1)
     private let listener = Mutex<Task<Void, Never>?>(nil)
+    private let refused: Counter
+    private let logger: Logger
 
     /// Signals within this process only (tests, single-instance runs).
-    public init() {
+    public init(metrics: MetricsRegistry = MetricsRegistry(), logger: Logger = Logger(sink: .standardOutput)) {
         redis = nil
         subscriber = nil
+        (refused, self.logger) = (Self.refusedCounter(metrics), logger)
     }
 
     /// Signals across instances through `redis`; `subscriber` is a
     /// dedicated connection for the subscription.
-    public init(redis: RedisClient, subscriber: RedisSubscriber) {
+    public init(redis: RedisClient, subscriber: RedisSubscriber, metrics: MetricsRegistry = MetricsRegistry(),
+                logger: Logger = Logger(sink: .standardOutput)) {
         self.redis = redis
         self.subscriber = subscriber
+        (refused, self.logger) = (Self.refusedCounter(metrics), logger)
+    }
+
+    private static func refusedCounter(_ metrics: MetricsRegistry) -> Counter {
+        metrics.counter("bff_refresh_outcomes_refused_total",
+                        help: "Refresh outcomes read from Redis and refused: malformed, or not authenticated by the session's key.",
+                        labels: ["source"])
     }
 
     /// Connects and subscribes in the background.
@@ -57,19 +75,20 @@ public final class RefreshSignals: Sendable {
     }
 
     /// Tells every waiter for `lockName`, here and elsewhere, that the
-    /// refresh ended with `outcome`. Best effort: a lost message only makes
-    /// waiters find out by polling.
-    func publish(_ lockName: String, _ outcome: RefreshSignal) async {
-        let message = Array((lockName + " " + outcome.encoded).utf8)
+    /// refresh ended with `outcome`, tagged with the session's `key`. Best
+    /// effort: a lost message only makes waiters find out by polling.
+    func publish(_ lockName: String, _ outcome: RefreshSignal, key: MACKey) async {
+        let message = outcome.message(lockName: lockName, key: key)
         if let redis, (try? await redis.publish(Self.channel, message)) != nil { return }
         deliver(message)   // no Redis (or it failed): at least this instance's waiters
     }
 
     /// Registers interest in `lockName` before its state is checked, so
-    /// a signal sent in between is not missed. Call `cancel` when done.
-    func waiter(for lockName: String) -> Waiter {
+    /// a signal sent in between is not missed; only signals tagged with
+    /// `key` (the session's) reach it. Call `cancel` when done.
+    func waiter(for lockName: String, key: MACKey) -> Waiter {
         let id = nextID.add(1, ordering: .relaxed).oldValue
-        let waiter = Waiter { [weak self] in
+        let waiter = Waiter(key: key) { [weak self] in
             self?.waiters.withLock { table in
                 table[lockName]?[id] = nil
                 if table[lockName]?.isEmpty == true { table[lockName] = nil }
@@ -80,12 +99,22 @@ public final class RefreshSignals: Sendable {
     }
 
     private func deliver(_ message: [UInt8]) {
-        let text = String(decoding: message, as: UTF8.self)
-        guard let space = text.firstIndex(of: " ") else { return }
-        let lockName = String(text[..<space])
-        guard let signal = RefreshSignal(encoded: text[text.index(after: space)...]) else { return }
+        guard let (lockName, rest) = RefreshSignal.lockName(of: message) else { return refuse("message", size: message.count) }
         let targets = waiters.withLock { $0[lockName].map { Array($0.values) } ?? [] }
+        // Every waiter for one lock name serves the same session (the name
+        // is derived from its cookie), so they share one key.
+        guard let key = targets.first?.key else { return }
+        guard let signal = RefreshSignal(messageRest: rest, lockName: lockName, key: key) else {
+            return refuse("message", size: message.count)
+        }
         for waiter in targets { waiter.fire(signal) }
+    }
+
+    /// Counts and logs an outcome read from Redis and refused (`source`:
+    /// `message` or `record`); its content is never logged.
+    func refuse(_ source: StaticString, size: Int) {
+        refused.increment(["\(source)"])
+        logger.warning("refresh.outcome_refused", ["source": .string("\(source)"), "bytes": .int(size)])
     }
 
     /// One request's wait for a refresh signal.
@@ -100,8 +129,11 @@ public final class RefreshSignals: Sendable {
 
         private let state = Mutex<State>(.idle)
         private let onCancel: @Sendable () -> Void
+        /// The session's key, which every signal for it must be tagged with.
+        let key: MACKey
 
-        init(onCancel: @escaping @Sendable () -> Void) {
+        init(key: MACKey, onCancel: @escaping @Sendable () -> Void) {
+            self.key = key
             self.onCancel = onCancel
         }
 
@@ -161,54 +193,5 @@ public final class RefreshSignals: Sendable {
         }
 
         func cancel() { onCancel() }
-    }
-}
-
-/// How a refresh ended, as its waiters learn it.
-enum RefreshSignal: Sendable, Equatable {
-    /// New tokens are in the session record.
-    case refreshed
-    /// The session ended (Modgud refused the refresh token).
-    case ended
-    /// Modgud answered 429: waiters answer with the same 429 (its
-    /// Retry-After, RateLimit-* and Content-Type fields and its body)
-    /// rather than ask again.
-    case rateLimited(headers: HTTPHeaders, body: [UInt8])
-    /// Modgud could not be asked or did not answer; the session stays.
-    case unavailable
-
-    /// One line of text: `refreshed`, `ended`, `unavailable`, or
-    /// `rate_limited {"headers":[[name,value],…],"body":"…"}`.
-    var encoded: String {
-        switch self {
-        case .refreshed: "refreshed"
-        case .ended: "ended"
-        case .rateLimited(let headers, let body):
-            "rate_limited " + JSON.object([
-                "headers": .array(headers.map { .array([.string($0.name), .string($0.value)]) }),
-                "body": .string(String(decoding: body, as: UTF8.self)),
-            ]).serializedString
-        case .unavailable: "unavailable"
-        }
-    }
-
-    init?(encoded text: Substring) {
-        let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
-        switch parts.first {
-        case "refreshed": self = .refreshed
-        case "ended": self = .ended
-        case "unavailable": self = .unavailable
-        case "rate_limited":
-            guard parts.count == 2, let json = try? JSON.parse(String(parts[1])),
-                  let fields = json["headers"]?.arrayValue, let body = json["body"]?.stringValue else { return nil }
-            var headers = HTTPHeaders()
-            for field in fields {
-                guard let pair = field.arrayValue, pair.count == 2, let name = pair[0].stringValue,
-                      let value = pair[1].stringValue else { return nil }
-                headers.add(name, value)
-            }
-            self = .rateLimited(headers: headers, body: Array(body.utf8))
-        default: return nil
-        }
     }
 }
