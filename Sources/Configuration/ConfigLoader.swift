@@ -42,6 +42,7 @@ public enum ConfigLoader {
         let client = credentials(clientID, clientSecret, id: .clientID, secret: .clientSecret, &reader)
         if let routes {
             checkRoutesHaveModgud(routes, &reader)
+            checkAudiences(routes, &reader)
         }
         if let modgudURL, let allowedHTTPHosts {
             checkPlainHTTP(modgudURL: modgudURL, allowed: allowedHTTPHosts, &reader)

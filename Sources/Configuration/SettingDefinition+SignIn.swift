@@ -13,7 +13,7 @@ extension SettingDefinition {
         summary: "Scopes asked for at sign-in, space-separated; `offline_access` is needed for a refresh token.")
     public static let resource = SettingDefinition(
         "BFF_RESOURCE", kind: .text, default: .unset,
-        summary: "The default audience (RFC 8707 `resource`) of the tokens asked for at sign-in.")
+        summary: "The default audience (RFC 8707 `resource`): a user route without its own resource gets a token narrowed to it; required when user routes with and without one are mixed.")
     public static let sessionCookie = SettingDefinition(
         "BFF_SESSION_COOKIE", kind: .text, default: .value("__Host-bff"),
         summary: "Name of the session cookie; must start with `__Host-` unless BFF_ALLOW_INSECURE_COOKIE_NAME is true.")

@@ -15,7 +15,8 @@ public struct ModgudConfiguration: Sendable {
     public var scopes: String
     /// The audiences (RFC 8707 `resource`) asked for at sign-in: the
     /// default one and every API route's, so that a refresh can later
-    /// narrow a token to any of them. Empty: Modgud's default audience.
+    /// narrow a token to any of them (the magic-link grant takes none).
+    /// Empty: Modgud's default audience.
     public var resources: [String]
     /// Total time allowed per call.
     public var timeout: Duration

@@ -28,8 +28,10 @@ public enum TokenGrant: Sendable {
         }
     }
 
-    /// The form fields, in order; `scope` and `resource` (one field per
-    /// audience) where the grant takes them.
+    /// The form fields, in order: each grant's own as Modgud's guide lists
+    /// them, `scope` where it takes one, and `resource` (RFC 8707, one field
+    /// per audience) only where it takes one. The magic-link grant takes
+    /// `user_id`, `magic_token`, `scope` and `totp_code` and nothing else.
     public func formFields(scope: String?, resources: [String]) -> [(String, String)] {
         let resource = resources.map { ("resource", $0) }
         var fields: [(String, String)] = [("grant_type", grantType)]
@@ -42,7 +44,6 @@ public enum TokenGrant: Sendable {
         case .magic(let userID, let token, let totp):
             fields += [("user_id", userID), ("magic_token", token.revealed)]
             if let scope { fields.append(("scope", scope)) }
-            fields += resource
             if let totp { fields.append(("totp_code", totp.revealed)) }
         case .passkey(let ceremonyID, let assertion):
             fields += [("ceremony_id", ceremonyID.revealed), ("assertion", assertion)]

@@ -135,14 +135,22 @@ struct ProxyTests {
         #expect(introspected["aud"]?.arrayValue?.compactMap(\.stringValue) == [Self.orders],
                 "the refresh asked for the route's resource alone")
 
+        // The sign-in's token, valid for both audiences, never reaches an
+        // API: a route without a resource gets the default token narrowed
+        // to BFF_RESOURCE by a refresh before its first use.
         #expect(try await browser.get("/api/list").status == 200)
         let defaultToken = try #require(upstream.requests.last?.bearer)
-        #expect(defaultToken == signInToken, "a route without resource keeps the default token")
+        #expect(defaultToken != signInToken, "the multi-audience sign-in token is not used")
         #expect(defaultToken != ordersToken)
+        #expect(Self.refreshCalls(harness).count == 2, "one refresh to narrow the default token")
+        let narrowed = try await Self.introspect(harness, defaultToken)
+        #expect(narrowed["aud"]?.arrayValue?.compactMap(\.stringValue) == ["https://api.example.com"])
 
         #expect(try await browser.get("/orders/again").status == 200)
         #expect(upstream.requests.last?.bearer == ordersToken, "the audience token is reused")
-        #expect(Self.refreshCalls(harness).count == 1, "no second refresh")
+        #expect(try await browser.get("/api/again").status == 200)
+        #expect(upstream.requests.last?.bearer == defaultToken, "the narrowed default token is reused")
+        #expect(Self.refreshCalls(harness).count == 2, "no further refresh")
 
         // Nothing the gateway handled may appear in a log line.
         var secrets = Set(upstream.requests.compactMap(\.bearer))
@@ -151,7 +159,7 @@ struct ProxyTests {
                 if let value = answer[key]?.stringValue { secrets.insert(value) }
             }
         }
-        #expect(secrets.count >= 4, "tokens to look for")
+        #expect(secrets.count >= 5, "tokens to look for")
         let logs = harness.logs.lines.joined(separator: "\n")
         #expect(!logs.isEmpty)
         for secret in secrets { #expect(!logs.contains(secret), "a token reached a log line") }

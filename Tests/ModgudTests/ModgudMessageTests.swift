@@ -33,6 +33,20 @@ struct ModgudMessageTests {
         #expect(passkey.map(\.0) == ["grant_type", "ceremony_id", "assertion", "scope"])
     }
 
+    /// The magic-link grant takes what Modgud's guide lists for it and no
+    /// `resource`, however many audiences the gateway is configured with;
+    /// a refresh carries the one it is given.
+    @Test func theMagicLinkGrantSendsOnlyItsDocumentedFields() {
+        let magic = TokenGrant.magic(userID: "u-1", token: Secret("t"), totpCode: Secret("000000"))
+            .formFields(scope: "openid offline_access", resources: ["api://orders", "api://billing"])
+        #expect(magic.map(\.0) == ["grant_type", "user_id", "magic_token", "scope", "totp_code"])
+        let withoutFactor = TokenGrant.magic(userID: "u-1", token: Secret("t"), totpCode: nil)
+            .formFields(scope: "openid", resources: ["api://orders"])
+        #expect(withoutFactor.map(\.0) == ["grant_type", "user_id", "magic_token", "scope"])
+        let refresh = TokenGrant.refresh(refreshToken: Secret("r")).formFields(scope: nil, resources: ["api://orders"])
+        #expect(refresh.filter { $0.0 == "resource" }.map(\.1) == ["api://orders"])
+    }
+
     @Test func rateLimitIsReadCaseInsensitively() {
         let camel = ModgudReply(status: .tooManyRequests, headers: ["Retry-After": "17"],
                                 body: Array(#"{"error":"rate_limited","policy":"native-otp","dimension":"target","retryAfterSeconds":17}"#.utf8))

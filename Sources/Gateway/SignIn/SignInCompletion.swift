@@ -13,6 +13,12 @@ struct SignInCompletion: Sendable {
     let shared: SignInContext
     /// Revokes the tokens of the browser's earlier session, which a sign-in ends.
     let revoker: TokenRevoker
+    /// The sign-in asks for several audiences (so that a refresh may later
+    /// narrow a token to any of them), and routes use a default audience:
+    /// the sign-in's access token, valid for all of them, is recorded as due
+    /// at once, so that its first use narrows it to the default audience
+    /// by a refresh and it never reaches an API as it is (RFC 9700, 2.3).
+    let narrowsDefaultToken: Bool
 
     /// The sentence older Modgud servers use instead of `mfa_required`.
     static let olderServerMFA = "Two-factor authentication is required"
@@ -107,7 +113,8 @@ struct SignInCompletion: Sendable {
         }
         let now = UInt64(time(nil)) * 1000
         let data = SessionData(subject: subject, claims: claims.serialized, tokens: SessionTokens(
-            accessToken: tokens.accessToken, accessTokenExpiresAt: now + UInt64(tokens.expiresIn) * 1000,
+            accessToken: tokens.accessToken,
+            accessTokenExpiresAt: narrowsDefaultToken ? now : now + UInt64(tokens.expiresIn) * 1000,
             refreshToken: tokens.refreshToken, idToken: tokens.idToken, scope: tokens.scope ?? shared.modgud.configuration.scopes))
         let cookieHeader = SignInContext.cookieHeader(request)
         let session: Session, setCookie: Secret, ended: Session?

@@ -8,7 +8,8 @@ struct SignInEndpoints: Sendable {
     let capabilities: JSON
 
     func register(in router: inout Router, options: RouteOptions) {
-        let completion = SignInCompletion(shared: shared, revoker: refresher.revoker)
+        let narrows = refresher.settings.defaultResource != nil && shared.modgud.configuration.resources.count > 1
+        let completion = SignInCompletion(shared: shared, revoker: refresher.revoker, narrowsDefaultToken: narrows)
         CodeRequestEndpoints(shared: shared).register(in: &router, options: options)
         RedeemEndpoints(shared: shared, completion: completion).register(in: &router, options: options)
         SessionEndpoints(shared: shared, appInfo: AppInfoCache(modgud: shared.modgud), capabilities: capabilities)
