@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Routes")
 struct RouteConfigTests {
-    func routes(_ json: String, environment: [String: String] = machineEnvironment) throws -> [RouteConfig] {
+    func routes(environment: [String: String] = machineEnvironment, _ json: String) throws -> [RouteConfig] {
         try loadConfig(environment.merging(["BFF_ROUTES": json]) { $1 }).routes
     }
 
@@ -13,7 +13,8 @@ struct RouteConfigTests {
 
     @Test("a full route and a minimal one")
     func valid() throws {
-        let parsed = try routes("""
+        // User routes with and without a resource: the default audience is needed.
+        let parsed = try routes(environment: machineEnvironment.merging(["BFF_RESOURCE": "https://default.example.com"]) { $1 }, """
         [{"prefix":"/api/","upstream":"https://API:8080/base/","token":"user","resource":"https://api.example.com",
           "methods":["GET","POST","GET"],"maxBodyBytes":1048576},
          {"prefix":"/open/","upstream":"https://open.example.com","token":"none"},

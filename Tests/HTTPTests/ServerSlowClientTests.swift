@@ -66,10 +66,11 @@ struct ServerSlowClientTests {
     /// a handler that asks for the body late does not cost it its grace.
     @Test func theRateDeadlineStartsAtContinueForAClientThatWaits() async throws {
         let server = try await TestServer.start(configure: {
-            $0.bodyRateGrace = .milliseconds(200)
+            // A grace a loaded machine cannot outlast between `100 Continue` and the five bytes.
+            $0.bodyRateGrace = .milliseconds(1500)
             $0.bodyMinRate = 1000
         }) { request in
-            try? await Task.sleep(for: .milliseconds(600)) // past the grace before reading
+            try? await Task.sleep(for: .milliseconds(4000)) // past the grace before reading
             return await Self.counting(request)
         }
         let client = try server.client()
