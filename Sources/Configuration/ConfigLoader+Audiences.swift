@@ -7,8 +7,9 @@ extension ConfigLoader {
     /// Routes that attach the user's token may not mix routes with and
     /// without a `resource` while `BFF_RESOURCE` is unset.
     static func checkAudiences(_ routes: [RouteConfig], _ reader: inout SettingReader) {
-        guard !reader.isGiven(.resource) else { return }
         let user = routes.enumerated().filter { $0.element.token == .user || $0.element.token == .userOrAnonymous }
+        checkNarrowingNeedsRefresh(user.map(\.element), &reader)
+        guard !reader.isGiven(.resource) else { return }
         let without = user.filter { $0.element.resource == nil }.map(\.offset)
         guard !without.isEmpty, without.count < user.count else { return }
         let listed = without.map { "\(SettingDefinition.routes.name)[\($0)]" }.joined(separator: ", ")
@@ -18,5 +19,17 @@ extension ConfigLoader {
                 + "routes name one, so the sign-in asks for several audiences and those routes would receive a token valid "
                 + "for all of them; set \(SettingDefinition.resource.name) to the audience their APIs expect, or give each "
                 + "of them a resource")])
+    }
+
+    /// A sign-in that asks for several audiences hands out a token valid
+    /// for all of them, which is narrowed to one by a refresh before any
+    /// API sees it: that needs a refresh token, so `offline_access`.
+    private static func checkNarrowingNeedsRefresh(_ userRoutes: [RouteConfig], _ reader: inout SettingReader) {
+        var audiences = Set(userRoutes.compactMap(\.resource))
+        if let resource = reader.text(.resource)?.text { audiences.insert(resource) }
+        let scopes = reader.text(.scopes)?.text ?? GatewayConfig.defaults.scopes
+        guard audiences.count > 1, !scopes.split(separator: " ").contains("offline_access") else { return }
+        reader.report(.scopes, "must include offline_access: the sign-in asks for \(audiences.count) audiences, and its "
+            + "token is narrowed to one of them by a refresh before any API sees it, which needs a refresh token")
     }
 }

@@ -44,6 +44,17 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// What a per-client limit counts this address as: an IPv4 address
+    /// itself, an IPv6 address its /64, since one host is commonly handed
+    /// a whole /64 and could otherwise take a fresh address for every
+    /// connection.
+    public var clientKey: IPAddress {
+        switch self {
+        case .v4: self
+        case .v6(let high, _): .v6(high: high, low: 0)
+        }
+    }
+
     /// The canonical text form (RFC 5952 for IPv6).
     public var description: String {
         switch self {

@@ -5,7 +5,8 @@ import Observability
 /// The per-address cap for requests that come through a trusted reverse
 /// proxy: the proxy holds connections for many clients, so the server's
 /// per-peer connection count leaves it out, and here each forwarded client
-/// address (as `ClientAddressResolver` finds it) may have at most `limit`
+/// address (as `ClientAddressResolver` finds it; an IPv6 one counted by its
+/// /64) may have at most `limit`
 /// requests in flight, from the head until the answer's head. One more is
 /// refused with 429 and `Retry-After: 1`, before its endpoint runs.
 /// A request whose chain names no untrusted address (the proxy's own, or
@@ -49,9 +50,6 @@ struct ForwardedClientLimit: Middleware {
     private func countedClient(_ request: HTTPRequest) -> IPAddress? {
         guard let peer = request.peer?.ip, addresses.isTrusted(peer) else { return nil }
         let client = addresses.clientAddress(peer: peer, headers: request.headers)
-        return addresses.isTrusted(client) ? nil : client
+        return addresses.isTrusted(client) ? nil : client.clientKey
     }
-
-    /// Requests in flight for `address` now (tests).
-    func inFlightCount(_ address: IPAddress) -> Int { inFlight.count(address) }
 }

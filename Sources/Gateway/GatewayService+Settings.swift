@@ -39,13 +39,21 @@ extension GatewayService {
     /// gateway serves no `/bff/*` sign-in endpoint.
     static func modgudConfiguration(_ config: GatewayConfig) -> ModgudConfiguration? {
         guard let url = config.modgudURL, let client = config.client else { return nil }
-        var resources = config.resource.map { [$0] } ?? []
-        for route in config.routes {
-            if let resource = route.resource, !resources.contains(resource) { resources.append(resource) }
-        }
         return ModgudConfiguration(baseURL: url.description, clientID: client.id, clientSecret: client.secret,
                                    machineClientID: config.machineClient?.id, machineClientSecret: config.machineClient?.secret,
-                                   scopes: config.scopes, resources: resources, timeout: config.modgudTimeout)
+                                   scopes: config.scopes, resources: signInAudiences(config), timeout: config.modgudTimeout)
+    }
+
+    /// The audiences a sign-in asks for: the default one and those of the
+    /// routes that attach the user's token, so that a refresh can narrow a
+    /// token to any of them. A `client` route's audience is the machine
+    /// client's business: no user token is ever valid for it.
+    static func signInAudiences(_ config: GatewayConfig) -> [String] {
+        var resources = config.resource.map { [$0] } ?? []
+        for route in config.routes where route.token == .user || route.token == .userOrAnonymous {
+            if let resource = route.resource, !resources.contains(resource) { resources.append(resource) }
+        }
+        return resources
     }
 
     /// The refresh lock's lease outlasts a whole call to Modgud, so it

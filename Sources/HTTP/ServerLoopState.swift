@@ -93,12 +93,13 @@ final class ServerLoopState: EventLoopHandler {
         }
     }
 
-    /// The address a peer's connection counts against, when the
-    /// per-address cap is on and the peer is not one it leaves out.
+    /// The address a peer's connection counts against (an IPv6 peer's
+    /// /64), when the per-address cap is on and the peer is not one it
+    /// leaves out.
     private func cappedAddress(_ peer: SocketAddress?) -> IPAddress? {
         guard configuration.maxConnectionsPerAddress > 0, let address = peer?.ip,
               !configuration.uncappedPeers.contains(where: { $0.contains(address) }) else { return nil }
-        return address
+        return address.clientKey
     }
 
     private func pauseAccepting(for delay: Duration?) {

@@ -28,6 +28,17 @@ public enum TokenGrant: Sendable {
         }
     }
 
+    /// Whether a sign-in with this grant asks for the configured audiences
+    /// (`resource`): the magic-link grant does not, nor its second step.
+    public var asksForAudiences: Bool {
+        switch self {
+        case .otp, .passkey: true
+        case .magic: false
+        case .mfa(let grantType, _, _): grantType != Self.magicType
+        case .refresh, .clientCredentials: false
+        }
+    }
+
     /// The form fields, in order: each grant's own as Modgud's guide lists
     /// them, `scope` where it takes one, and `resource` (RFC 8707, one field
     /// per audience) only where it takes one. The magic-link grant takes

@@ -120,9 +120,16 @@ public struct SessionManager: Sendable {
 
     /// Whether a `Cookie` header names the session cookie more than once.
     public func namesSeveralSessionCookies(_ cookieHeader: String) -> Bool {
-        configuration.cookieName.withContiguousUTF8 { name in
-            cookieHeader.withContiguousUTF8 { CookieHeader.namesSeveral(name, in: $0) }
-        }
+        Self.namesSeveral(configuration.cookieName, in: cookieHeader)
+    }
+
+    /// Whether a `Cookie` header names the flow cookie more than once.
+    public func namesSeveralFlowCookies(_ cookieHeader: String) -> Bool {
+        Self.namesSeveral(configuration.flowCookieName, in: cookieHeader)
+    }
+
+    private static func namesSeveral(_ cookieName: String, in cookieHeader: String) -> Bool {
+        cookieName.withContiguousUTF8 { name in cookieHeader.withContiguousUTF8 { CookieHeader.namesSeveral(name, in: $0) } }
     }
 
     /// The live session for the `Cookie` header, or nil for every kind of
@@ -215,7 +222,9 @@ public struct SessionManager: Sendable {
         return absolute > clock.unixMilliseconds()
     }
 
-    /// Ends `session`: deletes its record and its index entry.
+    /// Ends `session`: deletes its record and its index entry. Revokes
+    /// nothing (this layer knows no identity server): the gateway ends
+    /// sessions with `take` and revokes the tokens the record held.
     ///
     /// - Returns: the `Set-Cookie` value that expires the cookie.
     public func end(_ session: Session) async throws(SessionError) -> String {

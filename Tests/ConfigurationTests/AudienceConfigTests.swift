@@ -38,3 +38,17 @@ struct AudienceConfigTests {
         #expect(config.resource == nil)
     }
 }
+
+extension AudienceConfigTests {
+    /// Several audiences are narrowed by refreshes, which need a refresh token.
+    @Test func severalAudiencesNeedOfflineAccess() throws {
+        let items = [Self.route("/a/", "user", "https://a.example.com"), Self.route("/b/", "user", "https://b.example.com")]
+        let found = try loadProblems(Self.routes(items).merging(["BFF_SCOPES": "openid profile"]) { $1 })
+        #expect(found.map(\.setting) == ["BFF_SCOPES"])
+        #expect(found.first?.message.hasPrefix("must include offline_access") == true)
+        // One audience: nothing to narrow.
+        _ = try loadConfig(Self.routes([Self.route("/a/", "user", "https://a.example.com")])
+            .merging(["BFF_SCOPES": "openid profile"]) { $1 })
+        _ = try loadConfig(Self.routes(items))
+    }
+}

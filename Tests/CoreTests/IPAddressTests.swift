@@ -63,3 +63,22 @@ struct IPAddressTests {
         #expect(IPAddress(inner)?.description == "2001:db8::7")
     }
 }
+
+extension IPAddressTests {
+    /// A per-client limit counts an IPv6 host by its /64: the addresses of
+    /// one /64 share a count, another /64 has its own, IPv4 stays exact.
+    @Test func anIPv6ClientIsCountedByItsSlash64() throws {
+        let one = try #require(IPAddress("2001:db8:1:2::1")), same = try #require(IPAddress("2001:db8:1:2:ffff::9"))
+        let other = try #require(IPAddress("2001:db8:1:3::1"))
+        #expect(one.clientKey == same.clientKey)
+        #expect(one.clientKey != other.clientKey)
+        #expect(one.clientKey.description == "2001:db8:1:2::")
+        #expect(IPAddress("192.0.2.7")?.clientKey == IPAddress("192.0.2.7"))
+        #expect(IPAddress("::ffff:192.0.2.7")?.clientKey == IPAddress("192.0.2.7"), "an IPv4-mapped address is its IPv4 one")
+
+        let counts = AddressCounts()
+        #expect(counts.claim(one.clientKey, limit: 2) && counts.claim(same.clientKey, limit: 2))
+        #expect(!counts.claim(IPAddress("2001:db8:1:2::abcd")!.clientKey, limit: 2), "a third address of the /64 is over")
+        #expect(counts.claim(other.clientKey, limit: 2))
+    }
+}

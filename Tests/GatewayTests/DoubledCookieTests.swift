@@ -38,4 +38,28 @@ struct DoubledCookieTests {
         await harness.stop()
         await upstream.stop()
     }
+
+    /// The second sign-in step with the flow cookie named twice, in either
+    /// order: no step is found (the flow is not taken), the answer expires
+    /// the flow cookie, and the browser's own flow cookie still finishes
+    /// the step afterwards.
+    @Test func aDoubledFlowCookieContinuesNoStepAndIsExpired() async throws {
+        let harness = try await GatewayHarness.start()
+        let browser = harness.browser()
+        let grace = "grace@example.com"
+        #expect(try await SignInFlowTests.signInWithCode(harness, browser, email: grace).json?["error"]?.stringValue
+                == "mfa_required")
+        let flow = try #require(browser.cookies["__Host-bff-flow"])
+        let totp = try #require(harness.simulator.totpCode(for: grace))
+        let expiring = "__Host-bff-flow=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Strict"
+        for header in ["__Host-bff-flow=\(flow); __Host-bff-flow=planted", "__Host-bff-flow=planted; __Host-bff-flow=\(flow)"] {
+            let refused = try await harness.browser().post("/bff/mfa", ["totpCode": .string(totp)], headers: [("Cookie", header)])
+            #expect(refused.status == 400)
+            #expect(refused.json?["error"]?.stringValue == "invalid_request")
+            #expect(refused.values("Set-Cookie") == [expiring])
+        }
+        let done = try await browser.post("/bff/mfa", ["totpCode": .string(totp)])
+        #expect(done.status == 200, "the step was never taken")
+        await harness.stop()
+    }
 }

@@ -32,7 +32,15 @@ struct ProxyAnswerRulesTests {
                   cacheControl: ["private, max-age=60, must-revalidate"], vary: ["Accept, cookie"]),
         CacheCase(upstream: [("Vary", "*"), ("Cache-Control", #"no-cache="a,b", S-Maxage=9"#)],
                   cacheControl: [#"private, no-cache="a,b""#], vary: ["*"]),
+        // Instructions to CDNs and to the nginx in front, which would override Cache-Control there.
+        CacheCase(upstream: [("CDN-Cache-Control", "max-age=600"), ("Surrogate-Control", "max-age=600"),
+                             ("Cloudflare-CDN-Cache-Control", "max-age=600"), ("X-Accel-Expires", "600"),
+                             ("Cache-Control", "max-age=5")],
+                  cacheControl: ["private, max-age=5"], vary: ["Cookie"]),
     ]
+
+    /// Fields that must never reach the browser from a personal answer.
+    static let neverRelayed = ["CDN-Cache-Control", "Surrogate-Control", "Cloudflare-CDN-Cache-Control", "X-Accel-Expires"]
 
     static func answer(_ fields: [(String, String)], status: String = "200 OK", body: String = "{}") -> RawUpstream.Reply {
         .answer("HTTP/1.1 \(status)\r\n" + fields.map { "\($0.0): \($0.1)\r\n" }.joined()
@@ -44,7 +52,8 @@ struct ProxyAnswerRulesTests {
     /// directives kept), through a GET and a POST alike; on a `none` route
     /// the upstream's fields pass unchanged.
     @Test func personalAnswersAreKeptOutOfSharedCaches() async throws {
-        let shared = [("Cache-Control", "public, max-age=60")]
+        let shared = [("Cache-Control", "public, max-age=60"), ("CDN-Cache-Control", "max-age=60"),
+                      ("X-Accel-Redirect", "/internal/secret"), ("X-Accel-Buffering", "no")]
         let script = Self.personalCases.flatMap { [Self.answer($0.upstream), Self.answer($0.upstream)] } + [Self.answer(shared)]
         let upstream = try RawUpstream(script)
         let harness = try await GatewayHarness.start(gateway: {
@@ -59,11 +68,15 @@ struct ProxyAnswerRulesTests {
                 #expect(response.status == 200)
                 #expect(response.values("Cache-Control") == item.cacheControl, "\(method) \(item.testDescription)")
                 #expect(response.values("Vary") == item.vary, "\(method) \(item.testDescription)")
+                for name in Self.neverRelayed { #expect(response.values(name).isEmpty, "\(name)") }
             }
         }
         let open = try await harness.browser().get("/open/data")
         #expect(open.values("Cache-Control") == ["public, max-age=60"], "a route without a session token is left alone")
         #expect(open.values("Vary").isEmpty)
+        #expect(open.values("CDN-Cache-Control") == ["max-age=60"], "and its CDN fields too")
+        #expect(open.values("X-Accel-Redirect").isEmpty, "nginx's internal redirect never, on any route")
+        #expect(open.values("X-Accel-Buffering") == ["no"])
         #expect(upstream.received.count == script.count)
         await harness.stop()
         withExtendedLifetime(upstream) {}
@@ -73,7 +86,8 @@ struct ProxyAnswerRulesTests {
     /// are) without the cookie: an upstream that calls its answer `public`
     /// gets it from each user's own request, never from another user's.
     @Test func aSharedCacheInFrontNeverServesOneUsersAnswerToAnother() async throws {
-        let cacheable = [("Cache-Control", "public, max-age=600")]
+        // `X-Accel-Expires` would make nginx cache whatever Cache-Control says.
+        let cacheable = [("Cache-Control", "public, max-age=600"), ("X-Accel-Expires", "600")]
         let upstream = try RawUpstream([Self.answer(cacheable, body: #"{"user":"A"}"#),
                                         Self.answer(cacheable, body: #"{"user":"B"}"#)])
         let harness = try await GatewayHarness.start(gateway: {
@@ -136,6 +150,9 @@ struct ProxyAnswerRulesTests {
                 ("https://127.0.0.1:\(port)/base/x", "https://127.0.0.1:\(port)/base/x"),
                 ("https://login.example.net/base/x", "https://login.example.net/base/x"),
                 ("/base/items/7", "/base/items/7"),
+                // A dot segment would leave the route's prefix in the browser.
+                ("\(own)/base/../admin", "\(own)/base/../admin"),
+                ("\(own)/base/x/%2E%2e/y", "\(own)/base/x/%2E%2e/y"),
                 ("items/7", "items/7"),
             ]
         }

@@ -136,6 +136,10 @@ struct RefreshTests {
         #expect(refused.setCookies.contains { $0.hasPrefix("__Host-bff=") && $0.contains("Max-Age=0") })
         #expect(ModgudProbe.refreshCalls(simulator, since: mark).map { $0["status"]?.intValue } == [400])
         #expect(fixture.upstream.authorizations.isEmpty)
+        // The ended session's tokens are revoked too (in the background).
+        try await RefreshFixture.waitUntil {
+            simulator.requests(since: mark).contains { $0["path"]?.stringValue == "/connect/revoke" }
+        }
 
         #expect(try await fixture.get("/bff/user").status == 401, "the old cookie")
         #expect(try await fixture.tokens() == nil, "the session record is gone from Redis")

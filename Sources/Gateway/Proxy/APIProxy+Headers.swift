@@ -14,14 +14,20 @@ extension APIProxy {
         "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
         "proxy-authorization", "proxy-authenticate", "host", "content-length", "expect",
         "cookie", "x-csrf", "authorization",
-        "forwarded", "modgud-forwarded-for", "x-real-ip", "true-client-ip", "x-client-ip", "cf-connecting-ip",
+        "forwarded", "x-forwarded", "modgud-forwarded-for", "x-real-ip", "true-client-ip", "x-client-ip",
+        "cf-connecting-ip", "fastly-client-ip", "x-cluster-client-ip", "x-original-forwarded-for",
+        "x-original-host", "x-host", "front-end-https", "x-url-scheme",
         "x-http-method-override", "x-method-override", "x-http-method", "x-original-url", "x-rewrite-url",
     ])
 
     /// Whether `name` starts with `X-Forwarded-` (any case): `-For`,
     /// `-Proto`, `-Host`, `-Port`, `-Prefix`, `-Server`, `-Ssl` and every
-    /// other such field a framework may believe.
+    /// other such field a framework may believe; or holds an underscore:
+    /// CGI-style servers (PHP, WSGI, Rack) read `X_Forwarded_For` as they
+    /// read `X-Forwarded-For`, so every name with `_` is dropped, as nginx
+    /// drops them by default.
     static func isForwardingField(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        if name.contains(UInt8(ascii: "_")) { return true }
         let prefix: StaticString = "x-forwarded-"
         guard name.count > prefix.utf8CodeUnitCount else { return false }
         return HTTPHeaders.equals(UnsafeBufferPointer(rebasing: name[0..<prefix.utf8CodeUnitCount]), lowercase: prefix)
@@ -29,10 +35,22 @@ extension APIProxy {
 
     /// Never relayed to the browser: hop-by-hop and framing fields;
     /// `Clear-Site-Data` too: an upstream must not make the browser drop
-    /// the gateway's session cookie.
+    /// the gateway's session cookie; and nginx's internal instructions
+    /// (`X-Accel-Redirect` serves an internal location of the nginx in
+    /// front, `X-Accel-Expires` overrides its caching), which only the
+    /// gateway's own answers could rightly give it. (`X-Accel-Buffering`,
+    /// which only turns buffering off for a stream, passes.)
     static let responseHeadersDropped = FieldNameSet([
         "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
         "proxy-authenticate", "content-length", "clear-site-data",
+        "x-accel-redirect", "x-accel-expires", "x-accel-limit-rate", "x-accel-charset",
+    ])
+
+    /// Dropped from a personal answer (`AnswerRules.personal`): caching
+    /// instructions addressed to CDNs and surrogates, which take them over
+    /// `Cache-Control` (RFC 9213) and would store the answer for everyone.
+    static let sharedCacheFields = FieldNameSet([
+        "cdn-cache-control", "cloudflare-cdn-cache-control", "surrogate-control", "surrogate-key",
     ])
 
     func upstreamHeaders(_ incoming: HTTPHeaders, token: Secret?, client: IPAddress) -> HTTPHeaders {

@@ -90,6 +90,7 @@ extension APIProxy {
             }
             if Self.isNamed(name, in: Self.responseHeadersDropped, or: named) { return true }
             if rules.personal {
+                if Self.sharedCacheFields.contains(name) { return true }
                 if HTTPHeaders.equals(name, lowercase: "cache-control") {
                     cacheControl.append(String(decoding: value, as: UTF8.self))
                     return true

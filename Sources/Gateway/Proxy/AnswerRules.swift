@@ -83,6 +83,9 @@ struct AnswerRules: Sendable {
         let end = text.firstIndex { $0 == "?" || $0 == "#" } ?? text.endIndex
         guard let url = HTTPURL(String(text[..<end])), url.scheme == upstream.scheme, url.host == upstream.host,
               url.port == upstream.port else { return nil }
+        // A dot segment would step out of the route's prefix once the
+        // browser resolves it: such a value is left as it is.
+        guard !Self.hasDotSegment(url.path) else { return nil }
         let rest: String
         if url.path.hasPrefix(upstream.path) {
             rest = "/" + url.path.dropFirst(upstream.path.count)
@@ -92,5 +95,13 @@ struct AnswerRules: Sendable {
             return nil
         }
         return publicBase + rest + text[end...]
+    }
+
+    /// Whether a path has a `.` or `..` segment, plain or percent-encoded.
+    private static func hasDotSegment(_ path: String) -> Bool {
+        path.split(separator: "/", omittingEmptySubsequences: false).contains { segment in
+            let plain = segment.lowercased().replacing("%2e", with: ".")
+            return plain == "." || plain == ".."
+        }
     }
 }

@@ -35,7 +35,7 @@ struct AccountEndpoints: Sendable {
             guard let flow = try await shared.takeFlow(request, context, where: {
                 $0.grant == Self.enrolmentGrant && $0.ceremonyID != nil && $0.values["session"]?.revealed == lockName
             }), let ceremony = flow.ceremonyID
-            else { throw Self.noEnrolment }
+            else { throw shared.noFlow(Self.noEnrolment, request) }
             let body: JSON = ["ceremonyId": .string(ceremony.revealed), "attestation": attestation]
             let (reply, _) = try await callWithUserToken(.post, shared.modgud.endpoints.passkeyEnroll, request, context,
                                                          endpoint: "passkey_enroll", json: body, session: session)

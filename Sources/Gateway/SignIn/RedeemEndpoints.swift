@@ -71,7 +71,9 @@ struct RedeemEndpoints: Sendable {
 
     private func takeFlow(_ request: HTTPRequest, _ context: RequestContext,
                           where accepts: @escaping (FlowState) -> Bool) async throws -> FlowState {
-        guard let flow = try await shared.takeFlow(request, context, where: accepts) else { throw Self.noFlow }
+        guard let flow = try await shared.takeFlow(request, context, where: accepts) else {
+            throw shared.noFlow(Self.noFlow, request)
+        }
         return flow
     }
 

@@ -53,7 +53,7 @@ struct SignInCompletion: Sendable {
                 }
                 throw shared.relay.failure(ModgudFailure.badResponse, endpoint: endpoint, context: context)
             }
-            return try await signIn(tokens, request, context)
+            return try await signIn(tokens, request, context, audiencesAsked: grant.asksForAudiences)
         }
         if reply.isRateLimited || reply.status.code >= 500 { return shared.relay.relay(reply, endpoint: endpoint, context: context) }
         let json = reply.json
@@ -95,7 +95,11 @@ struct SignInCompletion: Sendable {
 
     /// Tokens in hand: fetch the user's claims, start a fresh session (the
     /// browser's earlier one ends), answer with the user.
-    func signIn(_ tokens: TokenSet, _ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+    /// `audiencesAsked`: the grant carried the configured audiences (the
+    /// magic-link grant carries none: its token has Modgud's default
+    /// audience, and there is nothing to narrow).
+    func signIn(_ tokens: TokenSet, _ request: HTTPRequest, _ context: RequestContext,
+                audiencesAsked: Bool) async throws -> HTTPResponse {
         // Every way out without a session revokes the tokens: the grant is
         // spent, and tokens nobody holds must not stay live.
         let reply: ModgudReply
@@ -114,7 +118,7 @@ struct SignInCompletion: Sendable {
         let now = UInt64(time(nil)) * 1000
         let data = SessionData(subject: subject, claims: claims.serialized, tokens: SessionTokens(
             accessToken: tokens.accessToken,
-            accessTokenExpiresAt: narrowsDefaultToken ? now : now + UInt64(tokens.expiresIn) * 1000,
+            accessTokenExpiresAt: narrowsDefaultToken && audiencesAsked ? now : now + UInt64(tokens.expiresIn) * 1000,
             refreshToken: tokens.refreshToken, idToken: tokens.idToken, scope: tokens.scope ?? shared.modgud.configuration.scopes))
         let cookieHeader = SignInContext.cookieHeader(request)
         let session: Session, setCookie: Secret, ended: Session?

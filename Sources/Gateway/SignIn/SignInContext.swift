@@ -37,6 +37,15 @@ public struct SignInContext: Sendable {
         return joined
     }
 
+    /// `refusal` for a request that found no flow to continue, with the
+    /// flow cookie expired when the request named it twice (a planted
+    /// one beside the browser's own: neither is used, and the browser
+    /// starts again with a clean slate).
+    func noFlow(_ refusal: GatewayError, _ request: HTTPRequest) -> GatewayError {
+        guard let header = Self.cookieHeader(request), sessions.namesSeveralFlowCookies(header) else { return refusal }
+        return refusal.withCookie(sessions.expiringFlowCookie())
+    }
+
     /// Takes this browser's flow record (single use) when `accepts` it;
     /// nil when there is none or it is not for this request, which then
     /// leaves it in place.

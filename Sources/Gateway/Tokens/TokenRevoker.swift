@@ -5,8 +5,8 @@ import Sessions
 
 /// Revokes at Modgud (`/connect/revoke`, RFC 7009) the tokens of a session
 /// that ends, whichever way it ends (Docs/sessions.md, "Ending a session"):
-/// the refresh tokens first, each of which ends its whole family at
-/// Modgud (with any successor nobody here holds), then the access tokens.
+/// the refresh tokens first, each revocation asking Modgud to end the
+/// grant the token belongs to (RFC 7009, 2.1), then the access tokens.
 /// A token family left live at Modgud after its session ended here is a
 /// credential nobody can sign out of.
 struct TokenRevoker: Sendable {
