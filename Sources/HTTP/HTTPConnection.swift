@@ -75,6 +75,9 @@ final class HTTPConnection: EventLoopHandler {
     /// The peer address this connection counts against the server's
     /// per-address cap; nil when it is not counted.
     var countedAddress: IPAddress?
+    /// The address this connection was refused for (over the cap), while
+    /// its refusal lingers; nil otherwise.
+    var refusedAddress: IPAddress?
     /// Refused at accept, unread: closing waits for the peer's bytes to be
     /// discarded, so that a reset cannot destroy the refusal.
     var refusedUnread = false

@@ -10,6 +10,8 @@ public final class HTTPServer: Sendable {
     public let stats = HTTPServerStats()
     /// Open connections per peer address (`maxConnectionsPerAddress`).
     public let addressCounts = AddressCounts()
+    /// Connections refused over that cap and still lingering, per address.
+    public let refusalCounts = AddressCounts()
     private let loops: [EventLoop]
     private let responder: HTTPResponder
     private let immediate: HTTPImmediateResponder?
@@ -49,13 +51,13 @@ public final class HTTPServer: Sendable {
         boundAddress.withLock { $0 = address }
         let cap = max(1, (configuration.maxConnections + loops.count - 1) / loops.count)
         let configuration = configuration, responder = responder, immediate = immediate, stats = stats,
-            addressCounts = addressCounts
+            addressCounts = addressCounts, refusalCounts = refusalCounts
         for (loop, fd) in zip(loops, fds) {
             let state = try await loop.submit { () -> Result<LoopBound<ServerLoopState>, SystemError> in
                 let made = Result { () throws(SystemError) in
                     try ServerLoopState(loop: loop, listenerFD: fd, connectionCap: cap,
                                         configuration: configuration, responder: responder, immediate: immediate,
-                                        stats: stats, addressCounts: addressCounts)
+                                        stats: stats, addressCounts: addressCounts, refusalCounts: refusalCounts)
                 }
                 if case .failure = made { Socket.close(fd) }
                 return made.map { LoopBound($0, loop: loop) }

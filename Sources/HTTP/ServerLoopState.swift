@@ -12,6 +12,7 @@ final class ServerLoopState: EventLoopHandler {
     let stats: HTTPServerStats
     /// Open connections per peer address, across the server's loops.
     let addressCounts: AddressCounts
+    let refusalCounts: AddressCounts
     let dateCache = HTTPDateCache()
     /// The configured timeouts in nanoseconds, converted once: converting a
     /// `Duration` multiplies 128-bit integers, and every request sets deadlines.
@@ -31,7 +32,7 @@ final class ServerLoopState: EventLoopHandler {
 
     init(loop: EventLoop, listenerFD: Int32, connectionCap: Int, configuration: HTTPServerConfiguration,
          responder: @escaping HTTPResponder, immediate: HTTPImmediateResponder?,
-         stats: HTTPServerStats, addressCounts: AddressCounts) throws(SystemError) {
+         stats: HTTPServerStats, addressCounts: AddressCounts, refusalCounts: AddressCounts) throws(SystemError) {
         self.loop = loop
         self.listenerFD = listenerFD
         self.connectionCap = connectionCap
@@ -42,6 +43,7 @@ final class ServerLoopState: EventLoopHandler {
         self.immediate = immediate
         self.stats = stats
         self.addressCounts = addressCounts
+        self.refusalCounts = refusalCounts
         listenerRegistration = try loop.register(listenerFD, for: .readable, handler: self)
         scheduleSweep()
     }
@@ -73,14 +75,22 @@ final class ServerLoopState: EventLoopHandler {
         if let address = cappedAddress(peer) {
             if addressCounts.claim(address, limit: configuration.maxConnectionsPerAddress) {
                 connection.countedAddress = address
-            } else {
+            } else if refusalCounts.claim(address, limit: Self.lingeringRefusals) {
                 overCap = true
+                connection.refusedAddress = address
+            } else {
+                // Refused answers already linger for this address: one more
+                // would only hold a descriptor and a place under the
+                // server's own cap. Closed at once, unanswered.
+                stats.refusedConnections.add(1, ordering: .relaxed)
+                Socket.close(fd)
+                return
             }
         }
         do {
             try connection.start()
         } catch {
-            if let address = connection.countedAddress { addressCounts.release(address) }
+            release(connection)
             Socket.close(fd)
             return
         }
@@ -91,6 +101,16 @@ final class ServerLoopState: EventLoopHandler {
             stats.refusedConnections.add(1, ordering: .relaxed)
             connection.refuseOverAddressCap()
         }
+    }
+
+    /// How many refused connections of one address may linger at once,
+    /// each until its 429 is read (at most the lingering close's 2 s).
+    static let lingeringRefusals = 4
+
+    /// Gives back what `connection` counted against its address.
+    private func release(_ connection: HTTPConnection) {
+        if let address = connection.countedAddress { addressCounts.release(address) }
+        if let address = connection.refusedAddress { refusalCounts.release(address) }
     }
 
     /// The address a peer's connection counts against (an IPv6 peer's
@@ -120,7 +140,7 @@ final class ServerLoopState: EventLoopHandler {
     /// Called by a connection once it has closed its descriptor.
     func connectionClosed(_ connection: HTTPConnection) {
         guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
-        if let address = connection.countedAddress { addressCounts.release(address) }
+        release(connection)
         stats.openConnections.subtract(1, ordering: .relaxed)
         if acceptPaused, connections.count < connectionCap { resumeAccepting() }
     }

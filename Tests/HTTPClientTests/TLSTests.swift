@@ -1,24 +1,28 @@
 import Dispatch
 import Foundation
 import HTTPClient
+import Synchronization
 import Testing
+import TestSupport
 
 /// `openssl s_server` on a loopback port with a self-signed certificate
 /// made for the test: its own `-www` page, or, given an answer, that
-/// answer's bytes as they are to one connection (written to its standard
-/// input, which it relays once a client connected, and closed, after
-/// which it closes the connection). Blocking process work runs on a
-/// Dispatch thread.
+/// answer's bytes as they are to one connection (read from a file as its
+/// standard input, which it relays once a client connected; at the file's
+/// end it closes the connection). Both `openssl` runs are spawned and
+/// reaped by `ChildProcess` (Foundation's `Process.waitUntilExit` was seen
+/// to wait for ever on a child that had exited, with many children coming
+/// and going in the test process). Blocking work runs on a Dispatch thread.
 final class TLSServer: Sendable {
-    let process: Process
-    let output: Pipe
+    let pid: pid_t
     let port: UInt16
     let certificate: String
     let directory: URL
+    private let exited: ExitLatch
 
-    private init(process: Process, output: Pipe, port: UInt16, certificate: String, directory: URL) {
-        self.process = process
-        self.output = output
+    private init(pid: pid_t, exited: ExitLatch, port: UInt16, certificate: String, directory: URL) {
+        self.pid = pid
+        self.exited = exited
         self.port = port
         self.certificate = certificate
         self.directory = directory
@@ -37,54 +41,60 @@ final class TLSServer: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let key = directory.appendingPathComponent("key.pem").path
         let cert = directory.appendingPathComponent("cert.pem").path
-        let request = Process()
-        request.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        request.arguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                             "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost",
-                             "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"]
-        request.standardError = FileHandle.nullDevice
-        try request.run()
-        request.waitUntilExit()
-        guard request.terminationStatus == 0 else { throw TLSServerError.certificate }
+        let made = ExitLatch()
+        let request = try ChildProcess.spawn(["/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                                              "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
+                                              "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
+        ChildProcess.reap(request) { made.set() }
+        guard made.wait(seconds: 30), FileManager.default.fileExists(atPath: cert) else { throw TLSServerError.certificate }
 
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        server.arguments = ["s_server", "-accept", "127.0.0.1:0", "-cert", cert, "-key", key]
-            + (answer == nil ? ["-www"] : ["-naccept", "1"])
-        let output = Pipe()
-        server.standardOutput = output
-        server.standardError = output
-        let input = Pipe()
-        server.standardInput = answer == nil ? FileHandle.nullDevice : input
-        try server.run()
+        var input: String?
         if let answer {
-            input.fileHandleForWriting.write(Data(answer.utf8))
-            try input.fileHandleForWriting.close()
+            input = directory.appendingPathComponent("answer").path
+            try Data(answer.utf8).write(to: URL(fileURLWithPath: input!))
         }
+        let log = directory.appendingPathComponent("s_server.log").path
+        let exited = ExitLatch()
+        let server = try ChildProcess.spawn(["/usr/bin/openssl", "s_server", "-accept", "127.0.0.1:0", "-cert", cert, "-key", key]
+                                                + (answer == nil ? ["-www"] : ["-naccept", "1"]), output: log, input: input)
+        ChildProcess.reap(server) { exited.set() }
         // "ACCEPT 127.0.0.1:PORT" names the port it bound.
-        var text = ""
-        while !text.contains("\n") || !text.contains("ACCEPT") {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            text += String(decoding: data, as: UTF8.self)
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, !exited.isSet {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT") }), text.hasSuffix("\n"),
+               let port = line.split(separator: ":").last.flatMap({ UInt16($0.trimmingCharacters(in: .whitespaces)) }) {
+                return TLSServer(pid: server, exited: exited, port: port, certificate: cert, directory: directory)
+            }
+            Thread.sleep(forTimeInterval: 0.01)
         }
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT") }),
-              let port = line.split(separator: ":").last.flatMap({ UInt16($0.trimmingCharacters(in: .whitespaces)) }) else {
-            kill(server.processIdentifier, SIGKILL)
-            throw TLSServerError.noPort
-        }
-        // Keep draining its log so a full pipe never blocks it.
-        output.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
-        return TLSServer(process: server, output: output, port: port, certificate: cert, directory: directory)
+        kill(server, SIGKILL)
+        throw TLSServerError.noPort
     }
 
-    /// SIGKILL: a child spawned by Foundation here inherits a signal mask
-    /// that blocks SIGTERM. Waiting for it is then immediate.
+    /// SIGKILL, then the reaper's word that it is gone (bounded).
     func stop() {
-        output.fileHandleForReading.readabilityHandler = nil
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        kill(pid, SIGKILL)
+        _ = exited.wait(seconds: 10)
         try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// Set once a child has been reaped; waited on by a blocking thread.
+final class ExitLatch: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let flag = Mutex(false)
+
+    func set() {
+        flag.withLock { $0 = true }
+        done.signal()
+    }
+
+    var isSet: Bool { flag.withLock { $0 } }
+
+    /// Whether it was set within `seconds`.
+    func wait(seconds: Double) -> Bool {
+        isSet || done.wait(timeout: .now() + seconds) == .success
     }
 }
 

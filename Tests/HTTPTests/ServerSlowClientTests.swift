@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import Core
-import HTTP
+@testable import HTTP
 import System
 import TestSupport
 
@@ -119,6 +119,34 @@ struct ServerSlowClientTests {
         #expect(server.server.addressCounts.count(loopback) == 2)
         #expect(server.server.stats.refusedConnections.load(ordering: .relaxed) == 1)
         await server.stop()
+    }
+
+    /// An address that keeps connecting past its cap gets a few refusals
+    /// that linger until read (`ServerLoopState.lingeringRefusals`); the
+    /// rest are closed at once, unanswered, so its refusals cannot fill the
+    /// server's own connection cap.
+    @Test func refusalsOfOneAddressLingerOnlyAFewAtATime() async throws {
+        let server = try await TestServer.start(configure: { $0.maxConnectionsPerAddress = 1 }) { _ in .text("ok") }
+        let held = try server.client()
+        await held.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(await held.readResponses(1).first?.status == 200)
+        var refused: [RawClient] = []
+        for _ in 0..<10 { refused.append(try server.client()) }
+        // Every connection accepted and judged: 10 refusals counted.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while server.server.stats.refusedConnections.load(ordering: .relaxed) < 10, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(server.server.stats.refusedConnections.load(ordering: .relaxed) == 10)
+        let lingering = ServerLoopState.lingeringRefusals
+        #expect(server.server.stats.openConnections.load(ordering: .relaxed) <= 1 + lingering,
+                "at most the held connection and the lingering refusals are open")
+        var answered = 0
+        for client in refused where await client.readResponses(1).first?.status == 429 { answered += 1 }
+        #expect(answered == lingering, "the first few are answered 429, the others closed unanswered")
+        #expect(server.server.addressCounts.count(IPAddress.v4(0x7F00_0001)) == 1)
+        await server.stop()
+        withExtendedLifetime(held) {}
     }
 
     /// A peer in `uncappedPeers` (a trusted proxy) is not counted.

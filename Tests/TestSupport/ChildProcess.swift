@@ -19,7 +19,9 @@ public enum ChildProcess {
     ///   - environment: the child's whole environment (PATH is added);
     ///     nil passes this process's own.
     ///   - output: a file for standard output and error; nil discards both.
-    public static func spawn(_ argv: [String], environment: [String: String]? = nil, output: String? = nil) throws(SpawnError) -> pid_t {
+    ///   - input: a file for standard input; nil reads `/dev/null`.
+    public static func spawn(_ argv: [String], environment: [String: String]? = nil, output: String? = nil,
+                             input: String? = nil) throws(SpawnError) -> pid_t {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -34,7 +36,7 @@ public enum ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, input ?? "/dev/null", O_RDONLY, 0)
         if let output {
             posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         } else {
