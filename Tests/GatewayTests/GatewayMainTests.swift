@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Gateway
 
 /// The executable end to end: `--check-config`, `--help`, bad settings, and
@@ -12,29 +13,27 @@ struct GatewayMainTests {
         var stderr: String
     }
 
-    /// Runs the binary (through `launcher`, a command that execs it, when given).
+    /// Runs the binary (through `launcher`, a command that execs it, when
+    /// given), spawned and reaped by `ChildProcess` with its output in
+    /// files (Foundation's `Process.waitUntilExit` was seen to wait for ever
+    /// on a child that had exited, with many children in the test process).
     static func run(_ arguments: [String], environment: [String: String] = [:], signalAfter: Double? = nil,
                     launcher: [String] = []) throws -> Run {
-        let process = Process()
         let command = launcher + [try GatewayProcess.binary()]   // built next to the tests
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst()) + arguments
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BFF_") }
         env.merge(environment) { $1 }
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
+        let directory = NSTemporaryDirectory() + "gateway-main-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let out = directory + "/stdout", err = directory + "/stderr"
+        let pid = try ChildProcess.spawn(command + arguments, environment: env, output: out, errors: err)
         if let signalAfter {
             Thread.sleep(forTimeInterval: signalAfter)
-            process.terminate() // SIGTERM
+            kill(pid, SIGTERM)
         }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                   stderr: String(decoding: stderr, as: UTF8.self))
+        let status = ChildProcess.waitForExit(pid)
+        return Run(status: status, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
+                   stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
     }
 
     @Test func checkConfigAcceptsDefaultsAndRedactsSecrets() throws {

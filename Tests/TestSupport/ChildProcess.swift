@@ -19,9 +19,10 @@ public enum ChildProcess {
     ///   - environment: the child's whole environment (PATH is added);
     ///     nil passes this process's own.
     ///   - output: a file for standard output and error; nil discards both.
+    ///   - errors: a file of its own for standard error; nil: with `output`.
     ///   - input: a file for standard input; nil reads `/dev/null`.
     public static func spawn(_ argv: [String], environment: [String: String]? = nil, output: String? = nil,
-                             input: String? = nil) throws(SpawnError) -> pid_t {
+                             errors: String? = nil, input: String? = nil) throws(SpawnError) -> pid_t {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -42,7 +43,11 @@ public enum ChildProcess {
         } else {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         }
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        if let errors {
+            posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
         let cArguments = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
         var pid: pid_t = 0
@@ -57,6 +62,16 @@ public enum ChildProcess {
         }
         guard result == 0 else { throw SpawnError(errno: result) }
         return pid
+    }
+
+    /// Waits for `pid` on the calling thread (it blocks: never call it on
+    /// the cooperative pool from async code) and returns its exit status,
+    /// or 128 plus the signal that ended it.
+    public static func waitForExit(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let signal = status & 0x7F
+        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
     }
 
     /// Reaps `pid` on a thread of its own (waitpid blocks, and must never
