@@ -32,6 +32,9 @@ struct ResponseHeadParser {
     private var framingFields = ResponseFramingFields()
     /// Bytes of the current head, or of the trailers once it is complete.
     private var bytes = 0
+    /// Body bytes followed the final head: every later line is a trailer,
+    /// never the start of another answer.
+    private var bodyStarted = false
 
     init(headRequest: Bool = false) {
         self.headRequest = headRequest
@@ -64,7 +67,7 @@ struct ResponseHeadParser {
             // libcurl reads no other line after the final head's blank line
             // unless it sends the request again, which starts with a
             // status line.
-            guard text.starts(with: [0x48, 0x54, 0x54, 0x50, 0x2F]) else { // "HTTP/"
+            guard !bodyStarted, text.starts(with: [0x48, 0x54, 0x54, 0x50, 0x2F]) else { // "HTTP/"
                 guard bytes <= ChunkedDecoder.maxTrailerBytes else { throw .invalidResponse }
                 return .more
             }
@@ -93,6 +96,13 @@ struct ResponseHeadParser {
         fields.append(HTTPField(name: String(decoding: name, as: UTF8.self),
                                 value: String(decoding: value, as: UTF8.self)))
         return .more
+    }
+
+    /// Body bytes arrived after the final head: a later line that reads
+    /// like a status line is a trailer, which can no longer replace the
+    /// status and fields the caller reads.
+    mutating func bodyArrived() {
+        if complete { bodyStarted = true }
     }
 
     /// Forgets the head read so far: the next line is a status line.

@@ -98,6 +98,7 @@ final class Transfer {
             return 0
         }
         receivedBytes += bytes.count
+        head.bodyArrived()
         return bytes.count
     }
 
