@@ -31,6 +31,8 @@ public final class GatewayService: Sendable {
     public let sessionCache: RedisTrackedCache?
     /// The public listener's routes, for checks against Docs/openapi.yaml.
     public let publicRoutes: [(method: HTTPMethod, pattern: String)]
+    /// Revokes the tokens of ended sessions in the background; drained at shutdown.
+    let tokenRevoker: TokenRevoker?
 
     public init(config: GatewayConfig, group: EventLoopGroup, logger: Logger, metrics: MetricsRegistry = MetricsRegistry()) throws {
         self.config = config
@@ -77,6 +79,7 @@ public final class GatewayService: Sendable {
             SignInEndpoints(shared: shared, refresher: coordinator, capabilities: Self.capabilities(config))
                 .register(in: &publicRouter, options: bodyLimit)
         }
+        tokenRevoker = refresher?.revoker
         APIProxy(upstreams: upstreams, sessions: sessions, refresher: refresher, clientTokens: clientTokens,
                  addresses: addresses, publicOrigin: config.publicOrigin, timeout: config.upstreamTimeout,
                  defaultMaxBodyBytes: config.proxyMaxBodyBytes)
@@ -152,6 +155,11 @@ public final class GatewayService: Sendable {
         async let publicDone: Void = publicServer.shutdown(gracePeriod: config.shutdownTimeout)
         async let adminDone: Void = adminServer.shutdown(gracePeriod: config.shutdownTimeout)
         _ = await (publicDone, adminDone)
+        // Revocations of sessions that ended just before: they need the
+        // client to Modgud, which closes below.
+        if let unfinished = await tokenRevoker?.drain(within: min(config.shutdownTimeout, .seconds(5))), unfinished > 0 {
+            logger.warning("gateway.revocations_unfinished", ["count": .int(unfinished)])
+        }
         await refreshSignals.close()
         await sessionCache?.close()
         await redis.close()

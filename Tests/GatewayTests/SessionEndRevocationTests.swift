@@ -73,4 +73,19 @@ struct SessionEndRevocationTests {
         #expect(fixture.harness.logs.lines.contains { $0.contains(#""event":"refresh.successor_lost""#) })
         await fixture.stop()
     }
+
+    /// A revocation still running when the gateway is asked to stop is
+    /// waited for (within the drain) before the client to Modgud closes:
+    /// the session that ended just before shutdown leaves no live family.
+    @Test func aShutdownWaitsForTheRevocationsStillRunning() async throws {
+        let fixture = try await RefreshFixture.start(gateway: { $0.shutdownTimeout = .seconds(5) })
+        fixture.lifetime(3600)
+        let simulator = fixture.harness.simulator
+        simulator.injectFault(path: "/connect/revoke", count: 2, .delay(milliseconds: 1500))
+        let browser = fixture.harness.browser()
+        browser.setCookie("__Host-bff", fixture.cookie)
+        #expect(try await SignInFlowTests.signInWithCode(fixture.harness, browser).status == 200)
+        await fixture.stop()
+        #expect(ModgudProbe.refreshCount(simulator, "familyRevocations") == 1, "revoked before the gateway stopped")
+    }
 }

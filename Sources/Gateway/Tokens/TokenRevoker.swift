@@ -2,6 +2,7 @@ import Core
 import Modgud
 import Observability
 import Sessions
+import Synchronization
 
 /// Revokes at Modgud (`/connect/revoke`, RFC 7009) the tokens of a session
 /// that ends, whichever way it ends (Docs/sessions.md, "Ending a session"):
@@ -12,6 +13,8 @@ import Sessions
 struct TokenRevoker: Sendable {
     let modgud: ModgudClient
     private let failures: Counter
+    /// The background revocations still running, for `drain`.
+    private let running = RunningTasks()
 
     init(modgud: ModgudClient, metrics: MetricsRegistry) {
         self.modgud = modgud
@@ -52,11 +55,43 @@ struct TokenRevoker: Sendable {
     /// never waits for Modgud. A failure is logged (counts only) and counted.
     func revokeInBackground(_ sets: [SessionTokens], reason: String, logger: Logger) {
         guard !sets.isEmpty else { return }
-        Task.detached {
+        running.start {
             let (failed, count) = await revoke(sets, reason: reason)
             if failed > 0 {
                 logger.warning("session.revocation_failed", ["reason": .string(reason), "failed": .int(failed), "of": .int(count)])
             }
         }
+    }
+
+    /// Waits for the background revocations still running, at most
+    /// `limit` (at shutdown, before the client to Modgud closes); returns
+    /// how many were still running then.
+    func drain(within limit: Duration) async -> Int {
+        await running.drain(within: limit)
+    }
+}
+
+/// Tasks started and not yet finished; each removes itself when done.
+private final class RunningTasks: Sendable {
+    private let tasks = Mutex<(next: UInt64, running: [UInt64: Task<Void, Never>])>((0, [:]))
+
+    func start(_ work: @escaping @Sendable () async -> Void) {
+        tasks.withLock { state in
+            let id = state.next
+            state.next += 1
+            state.running[id] = Task.detached { [self] in
+                await work()
+                tasks.withLock { _ = $0.running.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    func drain(within limit: Duration) async -> Int {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if tasks.withLock({ $0.running.isEmpty }) { return 0 }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return tasks.withLock { $0.running.count }
     }
 }
