@@ -3,7 +3,7 @@ import HTTP
 import Modgud
 import Observability
 
-/// How Modgud's answers reach the browser (bff-api.md, Conventions):
+/// How Modgud's answers reach the browser (Docs/sign-in.md):
 /// a 429 byte for byte with `Retry-After` and any `RateLimit-*` headers;
 /// other answers with their status and JSON body, minus what the gateway
 /// keeps; 5xx and unreachable as 502, a timeout as 504.

@@ -5,7 +5,7 @@ end, all on loopback.
 nginx listens on http://localhost:PORT (a secure context for cookies and
 WebAuthn), serves Tests/Browser/www and forwards /bff/ to the gateway, whose
 BFF_PUBLIC_ORIGIN is that origin and which trusts 127.0.0.1 as its proxy.
-The test page calls the gateway as a front end would (bff-api.md); Python
+The test page calls the gateway as a front end would (Docs/openapi.yaml); Python
 reads the e-mailed code from the simulator's dev mailbox. Passkeys go
 through CDP's virtual authenticator (ctap2, internal, resident key, user
 verification) and the browser's own WebAuthn API.

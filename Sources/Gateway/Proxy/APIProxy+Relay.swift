@@ -1,7 +1,7 @@
 import HTTP
 import HTTPClient
 
-/// The upstream's answer as the browser's (bff-api.md, "API proxy"): its
+/// The upstream's answer as the browser's (Docs/proxy.md): its
 /// fields filtered in place, the gateway's own cookies never relayed, a
 /// personal answer kept out of shared caches, the upstream's own URLs
 /// moved to the public origin (`AnswerRules`), a small sized body passed

@@ -5,7 +5,7 @@ import HTTPClient
 import Sessions
 import Synchronization
 
-/// The API proxy (bff-api.md, "API proxy"): each configured route maps a
+/// The API proxy (Docs/proxy.md): each configured route maps a
 /// path prefix onto an upstream base URL and attaches the token its mode
 /// names. Bodies stream both ways under back-pressure, so memory stays
 /// bounded at any size; the upstream's answer is relayed unchanged except

@@ -1,6 +1,6 @@
 import Core
 
-/// Every sign-in and session endpoint of bff-api.md, registered together.
+/// Every sign-in and session endpoint (Docs/openapi.yaml), registered together.
 /// Each group is a small service of its own; this only maps the routes.
 struct SignInEndpoints: Sendable {
     let shared: SignInContext
