@@ -76,7 +76,11 @@ struct RefreshOutcomeTrustTests {
                 return answer.response
             }
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // The waiter is registered (a message for nobody is dropped unread).
+        let registered = ContinuousClock.now + .seconds(10)
+        while fixture.harness.service.refreshSignals.waiterCount(for: session.lockName) == 0, ContinuousClock.now < registered {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         let forged = RefreshSignal.rateLimited(headers: ["Retry-After": "3600"], body: Array("forged".utf8))
         let messages = [
             Array((session.lockName + #" rate_limited {"headers":[["Retry-After","3600"]],"body":"forged"}"#).utf8),

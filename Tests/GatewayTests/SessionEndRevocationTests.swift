@@ -63,8 +63,11 @@ struct SessionEndRevocationTests {
         simulator.injectFault(path: "/connect/token", count: 1, .delay(milliseconds: 2000))
         let mark = simulator.lastRequestSeq
         async let answer = fixture.get()
-        // Well inside Modgud's slow answer: the refresh is under way.
-        try await Task.sleep(for: .milliseconds(800))
+        // The refresh reached Modgud (its slow answer is under way): the store goes down now.
+        let arrived = ContinuousClock.now + .seconds(10)
+        while (simulator.stats()["faults"]?["POST /connect/token"]?.intValue ?? 0) == 0, ContinuousClock.now < arrived {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         await fixture.harness.redis.stop()
         let response = try await answer
         #expect(response.status != 200)

@@ -98,6 +98,11 @@ public final class RefreshSignals: Sendable {
         return waiter
     }
 
+    /// How many requests of this instance wait for `lockName`'s outcome now.
+    func waiterCount(for lockName: String) -> Int {
+        waiters.withLock { $0[lockName]?.count ?? 0 }
+    }
+
     private func deliver(_ message: [UInt8]) {
         guard let (lockName, rest) = RefreshSignal.lockName(of: message) else { return refuse("message", size: message.count) }
         let targets = waiters.withLock { $0[lockName].map { Array($0.values) } ?? [] }
