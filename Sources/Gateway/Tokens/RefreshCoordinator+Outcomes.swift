@@ -1,0 +1,87 @@
+import Modgud
+import Observability
+import Sessions
+
+/// How a refresh ends once Modgud has answered with tokens, or cannot go
+/// on: the successor written into the record, an unknown outcome kept
+/// marked, or the session ended with its tokens revoked. Called holding
+/// the session's refresh lock.
+extension RefreshCoordinator {
+    /// Writes the successor tokens (compare-and-set on the version; we hold
+    /// the lock, so a lost race means the session ended or was written by
+    /// something else, which is merged with).
+    func store(_ tokens: TokenSet, into session: Session, audience: String?, issuedAt now: UInt64,
+               logger: Logger) async -> RefreshResult {
+        var current = session
+        var keepOtherResources = true
+        for attempt in 1...3 {
+            var data = current.data
+            let expiresAt = now &+ UInt64(max(0, tokens.expiresIn)) &* 1000
+            if !keepOtherResources { data.tokens.resources = [:] }
+            if let audience {
+                data.tokens.resources[audience] = .init(accessToken: tokens.accessToken, expiresAt: expiresAt)
+            } else {
+                data.tokens.accessToken = tokens.accessToken
+                data.tokens.accessTokenExpiresAt = expiresAt
+                if let idToken = tokens.idToken { data.tokens.idToken = idToken }
+            }
+            if let successor = tokens.refreshToken { data.tokens.refreshToken = successor }
+            data.tokens.refreshOutcomeUnknownSince = nil
+            do {
+                if try await sessions.update(&current, data: data) {
+                    logger.info("refresh.completed", ["audience": .bool(audience != nil)])
+                    metrics.outcomes.increment(["ok"])
+                    return .fresh(current)
+                }
+            } catch .recordTooLarge {
+                // Too many audiences' tokens: the others are fetched again
+                // when needed; the rotated refresh token must be kept.
+                logger.warning("refresh.record_too_large", ["resources": .int(data.tokens.resources.count)])
+                guard keepOtherResources else { break }
+                keepOtherResources = false
+                continue
+            } catch {
+                logger.error("refresh.write_failed", ["attempt": .int(attempt)])
+                try? await Task.sleep(for: .milliseconds(100 * attempt))
+            }
+            let reloaded = await reload(current)
+            if let successor = reloaded.session {
+                current = successor
+            } else if case .ended? = reloaded.failure {
+                // Signed out while we refreshed: the new tokens belong to nobody.
+                _ = try? await modgud.revoke(tokens.refreshToken ?? tokens.accessToken,
+                                             hint: tokens.refreshToken == nil ? "access_token" : "refresh_token")
+                metrics.outcomes.increment(["ended"])
+                return .ended
+            }
+        }
+        // The successor could not be kept; the stored token is spent. The
+        // next attempt finds it unknown-outcome-free and would replay it, so
+        // end the session, revoking the successor in hand with it (and with
+        // it the family, at Modgud) rather than leave it live.
+        logger.error("refresh.successor_lost")
+        let successor = SessionTokens(accessToken: tokens.accessToken, refreshToken: tokens.refreshToken)
+        return await end(current, outcome: "successor_lost", logger: logger, alsoRevoking: [successor])
+    }
+
+    /// A refresh that may have been redeemed without our seeing the
+    /// answer: the mark written before sending stays.
+    func outcomeUnknown(_ logger: Logger) -> RefreshResult {
+        logger.warning("refresh.outcome_unknown")
+        metrics.outcomes.increment(["outcome_unknown"])
+        return .unavailable
+    }
+
+    /// Ends `session`: takes its record (as another instance may have
+    /// written it since) and revokes in the background every token it and
+    /// the taken record held, and `extra`.
+    func end(_ session: Session, outcome: String, logger: Logger, alsoRevoking extra: [SessionTokens] = [])
+        async -> RefreshResult
+    {
+        metrics.outcomes.increment([outcome])
+        let taken = (try? await sessions.take(session)) ?? nil
+        revoker.revokeInBackground(extra + [taken?.data.tokens, session.data.tokens].compactMap { $0 }, reason: outcome,
+                                   logger: logger)
+        return .ended
+    }
+}
