@@ -7,11 +7,11 @@ public struct MACKey: Sendable, CustomStringConvertible, CustomReflectable {
     private let bytes: [UInt8]
 
     /// HKDF-SHA256 (RFC 5869) of `material` with no salt and `info`, 32
-    /// bytes: one block, `HMAC(HMAC(zeros, material), info ‖ 0x01)`, so it
-    /// cannot fail. `material` is a secret key of at least 32 bytes.
-    public init(derivedFrom material: some Collection<UInt8>, info: some Collection<UInt8>) {
-        let pseudorandomKey = HMACSHA256.authenticate(key: [UInt8](), message: material)
-        bytes = HMACSHA256.authenticate(key: pseudorandomKey, message: Array(info) + [1])
+    /// bytes. `material` is a secret key of at least 32 bytes.
+    ///
+    /// - Throws: what `HKDF.sha256` throws for empty material or over-long info.
+    public init(derivedFrom material: some Collection<UInt8>, info: some Collection<UInt8>) throws(CryptoError) {
+        bytes = try HKDF.sha256(inputKeyMaterial: material, info: info, outputCount: HMACSHA256.byteCount)
     }
 
     /// The tag of `message`.

@@ -7,8 +7,8 @@ extension Session {
     /// session's sealing key, info `modgud-bff/session/refresh-outcome/v1`.
     /// Every instance serving the session derives it from the cookie; the
     /// store never holds it, nor anything it can be derived from.
-    public var refreshOutcomeKey: MACKey {
-        MACKey(derivedFrom: handle.sealKey, info: Self.refreshOutcomeInfo)
+    public func refreshOutcomeKey() throws(CryptoError) -> MACKey {
+        try MACKey(derivedFrom: handle.sealKey, info: Self.refreshOutcomeInfo)
     }
 
     private static let refreshOutcomeInfo = Array("modgud-bff/session/refresh-outcome/v1".utf8)

@@ -12,7 +12,7 @@ import TestSupport
 /// the channel and forged failure records beside the session are refused.
 @Suite("Token refresh: outcomes in Redis are authenticated")
 struct RefreshOutcomeTrustTests {
-    static let foreignKey = MACKey(derivedFrom: [UInt8](repeating: 9, count: 32), info: Array("attacker".utf8))
+    static let foreignKey = try! MACKey(derivedFrom: [UInt8](repeating: 9, count: 32), info: Array("attacker".utf8))
 
     /// Failure records written straight into the store beside the session
     /// (the old unauthenticated form, a tag under another key, the
@@ -33,7 +33,7 @@ struct RefreshOutcomeTrustTests {
                          absoluteExpiry: now + 30_000),
             StoredRecord(bytes: forged429.record(lockName: lockName, absoluteExpiry: now + 30_000, key: Self.foreignKey),
                          absoluteExpiry: now + 30_000),
-            StoredRecord(bytes: forged429.record(lockName: lockName, absoluteExpiry: now + 10, key: session.refreshOutcomeKey),
+            StoredRecord(bytes: forged429.record(lockName: lockName, absoluteExpiry: now + 10, key: try session.refreshOutcomeKey()),
                          absoluteExpiry: now + 30_000),
         ]
         for (index, record) in records.enumerated() {

@@ -10,8 +10,8 @@ import TestSupport
 
 @Suite("Refresh signals: waiters")
 struct RefreshSignalsTests {
-    static let key = MACKey(derivedFrom: [UInt8](repeating: 7, count: 32), info: Array("test/one".utf8))
-    static let otherKey = MACKey(derivedFrom: [UInt8](repeating: 8, count: 32), info: Array("test/one".utf8))
+    static let key = try! MACKey(derivedFrom: [UInt8](repeating: 7, count: 32), info: Array("test/one".utf8))
+    static let otherKey = try! MACKey(derivedFrom: [UInt8](repeating: 8, count: 32), info: Array("test/one".utf8))
 
     /// The timer may end before `next` has started to wait (a stalled
     /// thread): `next` must then return at once, not wait for a signal

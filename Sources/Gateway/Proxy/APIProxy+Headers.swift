@@ -8,8 +8,8 @@ extension APIProxy {
     /// browser's credentials and CSRF proof, framing the client recomputes,
     /// forwarding fields (the gateway sets its own), and fields through
     /// which a browser could steer an upstream or the frameworks in front
-    /// of it: another method, another path, another client address. Every
-    /// `X-Forwarded-*` field is dropped too (`isForwardingField`).
+    /// of it: another method, another path, another client address. More
+    /// are dropped by their shape (`isSteeringField`).
     static let requestHeadersDropped = FieldNameSet([
         "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
         "proxy-authorization", "proxy-authenticate", "host", "content-length", "expect",
@@ -20,13 +20,12 @@ extension APIProxy {
         "x-http-method-override", "x-method-override", "x-http-method", "x-original-url", "x-rewrite-url",
     ])
 
-    /// Whether `name` starts with `X-Forwarded-` (any case): `-For`,
-    /// `-Proto`, `-Host`, `-Port`, `-Prefix`, `-Server`, `-Ssl` and every
-    /// other such field a framework may believe; or holds an underscore:
-    /// CGI-style servers (PHP, WSGI, Rack) read `X_Forwarded_For` as they
-    /// read `X-Forwarded-For`, so every name with `_` is dropped, as nginx
-    /// drops them by default.
-    static func isForwardingField(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// Whether `name` is dropped by its shape rather than by name: every
+    /// `X-Forwarded-*` field (`-For`, `-Proto`, `-Host`, `-Port`, `-Prefix`,
+    /// `-Server`, `-Ssl` and any other a framework may believe), and every
+    /// name holding `_`, which CGI-style servers (PHP, WSGI, Rack) read as
+    /// the name with `-` (`X_Forwarded_For`); nginx drops those by default.
+    static func isSteeringField(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
         if name.contains(UInt8(ascii: "_")) { return true }
         let prefix: StaticString = "x-forwarded-"
         guard name.count > prefix.utf8CodeUnitCount else { return false }
@@ -60,7 +59,7 @@ extension APIProxy {
         var headers = HTTPHeaders(capacity: incoming.count + 4, byteCapacity: incoming.byteCount + added)
         for index in 0..<incoming.count {
             let dropped = incoming.withField(at: index) { name, _ in
-                Self.isNamed(name, in: Self.requestHeadersDropped, or: named) || Self.isForwardingField(name)
+                Self.isNamed(name, in: Self.requestHeadersDropped, or: named) || Self.isSteeringField(name)
             }
             if !dropped { headers.add(fieldAt: index, of: incoming) }
         }

@@ -43,10 +43,7 @@ struct AnswerRules: Sendable {
 
     /// Whether a `Vary` value already covers `Cookie` (it names `Cookie` or `*`).
     static func varyCoversCookie(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
-        String(decoding: value, as: UTF8.self).split(separator: ",").contains { item in
-            let name = item.trimmingSpacesAndTabs
-            return name == "*" || name.equalsIgnoringASCIICase("cookie")
-        }
+        directives(String(decoding: value, as: UTF8.self)).contains { $0 == "*" || $0.equalsIgnoringASCIICase("cookie") }
     }
 
     /// A field value's comma-separated items, trimmed, empty ones left

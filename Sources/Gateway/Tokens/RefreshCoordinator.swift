@@ -159,7 +159,10 @@ public final class RefreshCoordinator: Sendable {
         let deadline = clock.now + settings.waitLimit
         let lockName = "refresh:" + session.lockName
         // What this session's outcomes are tagged with, in Redis and on the channel.
-        let key = session.refreshOutcomeKey
+        guard let key = try? session.refreshOutcomeKey() else {
+            logger.error("refresh.key_failed")
+            return .unavailable
+        }
         var current = session
         // Since the lock was first found held: the wait ends with the lock
         // taken (observed then, before this request's own call to Modgud)
