@@ -71,27 +71,23 @@ struct TokenRevoker: Sendable {
     }
 }
 
-/// Tasks started and not yet finished; each removes itself when done.
+/// How many tasks started here have not finished yet.
 private final class RunningTasks: Sendable {
-    private let tasks = Mutex<(next: UInt64, running: [UInt64: Task<Void, Never>])>((0, [:]))
+    private let count = Mutex(0)
 
     func start(_ work: @escaping @Sendable () async -> Void) {
-        tasks.withLock { state in
-            let id = state.next
-            state.next += 1
-            state.running[id] = Task.detached { [self] in
-                await work()
-                tasks.withLock { _ = $0.running.removeValue(forKey: id) }
-            }
+        count.withLock { $0 += 1 }
+        Task.detached { [self] in
+            await work()
+            count.withLock { $0 -= 1 }
         }
     }
 
     func drain(within limit: Duration) async -> Int {
         let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if tasks.withLock({ $0.running.isEmpty }) { return 0 }
+        while count.withLock({ $0 }) > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        return tasks.withLock { $0.running.count }
+        return count.withLock { $0 }
     }
 }
