@@ -228,8 +228,8 @@ public final class EventLoop: @unchecked Sendable {
     /// runnable thread for its whole time slice while requests wait, which
     /// stretched the latency tail. The loop is busy from a wait that
     /// brought `busyBatch` events or more, for as long as its polls find
-    /// more; a wait that sleeps decides again. Docs/benchmarks.md has what
-    /// it changed and when.
+    /// more; a wait that sleeps decides again. Docs/benchmarks.md has the
+    /// figures it sets.
     private func waitForEvents() -> Int32 {
         let timeout = waitTimeout()
         if timeout != 0, busy {
