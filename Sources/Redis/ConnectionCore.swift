@@ -87,9 +87,9 @@ final class ConnectionCore: HiredisContextDelegate {
             open(address.description)
         } else {
             phase = .resolving
-            let confined = LoopConfined(self, loop: loop)
+            let confined = LoopBound(self, loop: loop)
             NameResolver.resolve(host) { result in
-                confined.run { $0.didResolve(result.map(\.description).mapError { .resolve($0.description) }) }
+                confined.withValue { $0.didResolve(result.map(\.description).mapError { .resolve($0.description) }) }
             }
         }
     }

@@ -244,7 +244,7 @@ final class HiredisContext: EventLoopHandler {
             updateInterest()
         } else if !pollWrite && !flushScheduled {
             flushScheduled = true
-            LoopConfined(self, loop: loop).later { $0.flush() }
+            LoopBound(self, loop: loop).later { $0.flush() }
         }
     }
 
@@ -270,7 +270,7 @@ final class HiredisContext: EventLoopHandler {
         if hiredisDepth == 0 {
             // Not reached: every call into hiredis goes through callingHiredis.
             // Should it happen, release after hiredis has returned.
-            LoopConfined(self, loop: loop).later { $0.releaseIfClosed() }
+            LoopBound(self, loop: loop).later { $0.releaseIfClosed() }
         }
     }
 

@@ -7,7 +7,7 @@ extension RedisConnection {
     /// released (its `Unmanaged` retain balanced) once hiredis freed it.
     func contextProbe() async -> ContextProbe {
         await withCheckedContinuation { continuation in
-            core.run { continuation.resume(returning: ContextProbe($0.currentContext)) }
+            core.withValue { continuation.resume(returning: ContextProbe($0.currentContext)) }
         }
     }
 }
@@ -15,7 +15,7 @@ extension RedisConnection {
 extension RedisSubscriber {
     func contextProbe() async -> ContextProbe {
         await withCheckedContinuation { continuation in
-            core.run { continuation.resume(returning: ContextProbe($0.connection.currentContext)) }
+            core.withValue { continuation.resume(returning: ContextProbe($0.connection.currentContext)) }
         }
     }
 }

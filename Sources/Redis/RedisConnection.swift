@@ -28,7 +28,7 @@ public final class RedisConnection: Sendable {
     public let loop: EventLoop
     /// The settings it connects with.
     public let configuration: RedisConfiguration
-    let core: LoopConfined<ConnectionCore>
+    let core: LoopBound<ConnectionCore>
     private let status: ConnectionStatus
 
     /// Creates the connection; nothing happens until ``start()``.
@@ -36,7 +36,7 @@ public final class RedisConnection: Sendable {
         self.loop = loop
         self.configuration = configuration
         status = ConnectionStatus()
-        core = LoopConfined(ConnectionCore(configuration: configuration, loop: loop, status: status), loop: loop)
+        core = LoopBound(ConnectionCore(configuration: configuration, loop: loop, status: status), loop: loop)
     }
 
     /// Set by `close()`, so that `deinit` leaves a closed core alone: a
@@ -52,7 +52,7 @@ public final class RedisConnection: Sendable {
     /// Starts connecting in the background. Idempotent.
     public func start() {
         ignoreSIGPIPEIfDefault()
-        core.run { $0.start() }
+        core.withValue { $0.start() }
     }
 
     /// Whether commands can be sent now: connected, authenticated, database
@@ -71,7 +71,7 @@ public final class RedisConnection: Sendable {
     public func waitUntilReady(timeout: Duration = .seconds(5)) async -> Bool {
         if status.isReady { return true }
         return await withCheckedContinuation { continuation in
-            core.run { $0.waitUntilReady(timeout: timeout, continuation: continuation) }
+            core.withValue { $0.waitUntilReady(timeout: timeout, continuation: continuation) }
         }
     }
 
@@ -83,7 +83,7 @@ public final class RedisConnection: Sendable {
         guard status.isReady else { throw .unavailable }
         let command = RESPCommand.encode(arguments)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<RedisValue, RedisError>, Never>) in
-            core.run { $0.send(command, name: name, continuation: continuation) }
+            core.withValue { $0.send(command, name: name, continuation: continuation) }
         }
         return try result.get()
     }
@@ -98,7 +98,7 @@ public final class RedisConnection: Sendable {
         guard status.isReady else { throw .unavailable }
         let commands = batch.map(RESPCommand.encode)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[RedisValue], RedisError>, Never>) in
-            core.run { $0.send(batch: commands, continuation: continuation) }
+            core.withValue { $0.send(batch: commands, continuation: continuation) }
         }
         return try result.get()
     }
@@ -108,6 +108,6 @@ public final class RedisConnection: Sendable {
     /// are freed before this returns.
     public func close() async {
         closed.store(true, ordering: .releasing)
-        await core.runAndWait { $0.close() }
+        await core.withValueAndWait { $0.close() }
     }
 }

@@ -10,7 +10,7 @@ import System
 public final class RedisSubscriber: Sendable {
     /// The loop that owns the connection.
     public let loop: EventLoop
-    let core: LoopConfined<SubscriberCore>
+    let core: LoopBound<SubscriberCore>
     private let status: ConnectionStatus
     private let nextID = Atomic<UInt64>(1)
 
@@ -21,7 +21,7 @@ public final class RedisSubscriber: Sendable {
         self.loop = loop
         status = ConnectionStatus()
         let connection = ConnectionCore(configuration: configuration, loop: loop, status: status)
-        core = LoopConfined(SubscriberCore(connection: connection), loop: loop)
+        core = LoopBound(SubscriberCore(connection: connection), loop: loop)
     }
 
     /// Set by `close()`, so that `deinit` leaves a closed core alone: a
@@ -37,7 +37,7 @@ public final class RedisSubscriber: Sendable {
     /// Starts connecting in the background. Idempotent.
     public func start() {
         ignoreSIGPIPEIfDefault()
-        core.run { $0.connection.start() }
+        core.withValue { $0.connection.start() }
     }
 
     /// Whether the connection is up (and its channels subscribed or being so).
@@ -50,7 +50,7 @@ public final class RedisSubscriber: Sendable {
     public func waitUntilReady(timeout: Duration = .seconds(5)) async -> Bool {
         if status.isReady { return true }
         return await withCheckedContinuation { continuation in
-            core.run { $0.connection.waitUntilReady(timeout: timeout, continuation: continuation) }
+            core.withValue { $0.connection.waitUntilReady(timeout: timeout, continuation: continuation) }
         }
     }
 
@@ -62,9 +62,9 @@ public final class RedisSubscriber: Sendable {
         let id = nextID.add(1, ordering: .relaxed).oldValue
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingNewest(limit))
         let core = self.core
-        continuation.onTermination = { _ in core.run { $0.remove(id: id, channel: channel) } }
+        continuation.onTermination = { _ in core.withValue { $0.remove(id: id, channel: channel) } }
         await withCheckedContinuation { (confirmed: CheckedContinuation<Void, Never>) in
-            core.run { $0.add(continuation, id: id, channel: channel, confirmed: confirmed) }
+            core.withValue { $0.add(continuation, id: id, channel: channel, confirmed: confirmed) }
         }
         return stream
     }
@@ -72,6 +72,6 @@ public final class RedisSubscriber: Sendable {
     /// Closes the connection and finishes every stream.
     public func close() async {
         closed.store(true, ordering: .releasing)
-        await core.runAndWait { $0.close() }
+        await core.withValueAndWait { $0.close() }
     }
 }

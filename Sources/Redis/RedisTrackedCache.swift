@@ -66,7 +66,7 @@ public final class RedisTrackedCache: Sendable {
     /// The settings.
     public let settings: Settings
     let entries: TrackedEntries
-    let core: LoopConfined<TrackingCore>
+    let core: LoopBound<TrackingCore>
     private let status: ConnectionStatus
     private let closed = Atomic<Bool>(false)
 
@@ -79,7 +79,7 @@ public final class RedisTrackedCache: Sendable {
         self.entries = entries
         status = ConnectionStatus()
         let connection = ConnectionCore(configuration: configuration, loop: loop, status: status)
-        core = LoopConfined(TrackingCore(connection: connection, entries: entries, publisher: publisher,
+        core = LoopBound(TrackingCore(connection: connection, entries: entries, publisher: publisher,
                                          settings: settings), loop: loop)
     }
 
@@ -90,13 +90,13 @@ public final class RedisTrackedCache: Sendable {
     /// Starts connecting and tracking in the background. Idempotent.
     public func start() {
         ignoreSIGPIPEIfDefault()
-        core.run { $0.start() }
+        core.withValue { $0.start() }
     }
 
     /// Stops tracking, forgets everything and closes the connection.
     public func close() async {
         closed.store(true, ordering: .releasing)
-        await core.runAndWait { $0.close() }
+        await core.withValueAndWait { $0.close() }
     }
 
     /// Whether entries may be served now: tracking confirmed and a heartbeat

@@ -1,26 +1,49 @@
-/// A reference to a loop-confined object that may cross into tasks. The
-/// value is only ever touched on its loop's thread: `withValue` runs the
-/// body at once when already there, else queues it on the loop.
+/// A reference to an object that only its loop's thread touches, which may
+/// be held by `Sendable` types and captured by closures sent to the loop:
+/// the one confinement primitive of the project.
 ///
-/// `@unchecked Sendable`: the wrapped object is reachable only through
-/// `withValue`, which guarantees execution on `loop`'s thread.
+/// It may be created on any thread: an object wrapped before a loop thread
+/// can see it is first reached through `EventLoop.execute`, whose
+/// mutex-protected queue orders the construction before every later use.
+///
+/// `@unchecked Sendable`: after construction the value is reached only
+/// through `withValue`, `later` and `withValueAndWait` (which run on the
+/// loop thread, at once or queued) and `valueInLoop` (which asserts the
+/// loop thread), so two threads never touch it.
 public struct LoopBound<Value: AnyObject>: @unchecked Sendable {
     public let loop: EventLoop
     private let value: Value
 
     public init(_ value: Value, loop: EventLoop) {
-        loop.assertInLoop()
         self.value = value
         self.loop = loop
     }
 
-    /// Runs `body` with the value on the loop thread (now, or soon).
+    /// Runs `body` with the value on the loop thread: now when already
+    /// there, else queued on the loop.
     public func withValue(_ body: @escaping @Sendable (Value) -> Void) {
         if loop.inLoop {
             body(value)
         } else {
             let bound = self
             loop.execute { body(bound.value) }
+        }
+    }
+
+    /// Runs `body` on the loop thread later in this iteration, even when
+    /// called on it (never inline).
+    public func later(_ body: @escaping @Sendable (Value) -> Void) {
+        let bound = self
+        loop.execute { body(bound.value) }
+    }
+
+    /// Runs `body` with the value on the loop thread and returns once it has.
+    public func withValueAndWait(_ body: @escaping @Sendable (Value) -> Void) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            withValue { value in
+                body(value)
+                continuation.resume()
+            }
         }
     }
 
