@@ -20,9 +20,8 @@ import System
 /// the command is written and the reply resumed on that thread, no hop.
 /// From elsewhere the command is queued onto the loop.
 ///
-/// hiredis writes with `write(2)`, so a server that has gone away could
-/// raise `SIGPIPE`; ``start()`` ignores `SIGPIPE` when its disposition is
-/// still the default (the gateway's `main` ignores it anyway).
+/// hiredis writes with `write(2)`, so a server that has gone away raises
+/// `SIGPIPE`: the process must ignore it, as the gateway's `main` does.
 public final class RedisConnection: Sendable {
     /// The loop that owns the connection.
     public let loop: EventLoop
@@ -51,7 +50,6 @@ public final class RedisConnection: Sendable {
 
     /// Starts connecting in the background. Idempotent.
     public func start() {
-        ignoreSIGPIPEIfDefault()
         core.withValue { $0.start() }
     }
 

@@ -36,7 +36,6 @@ public final class RedisSubscriber: Sendable {
 
     /// Starts connecting in the background. Idempotent.
     public func start() {
-        ignoreSIGPIPEIfDefault()
         core.withValue { $0.connection.start() }
     }
 

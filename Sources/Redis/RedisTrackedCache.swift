@@ -89,7 +89,6 @@ public final class RedisTrackedCache: Sendable {
 
     /// Starts connecting and tracking in the background. Idempotent.
     public func start() {
-        ignoreSIGPIPEIfDefault()
         core.withValue { $0.start() }
     }
 
