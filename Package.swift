@@ -29,7 +29,7 @@ let package = Package(
         // Value types shared by every layer: Secret, IPAddress, CIDR.
         .target(name: "Core"),
         // Logs (JSON lines) and metrics (Prometheus text).
-        .target(name: "Observability", dependencies: ["Core"]),
+        .target(name: "Observability", dependencies: ["Core", "System"]),
         // File descriptors, sockets, the epoll event loops.
         .target(name: "System", dependencies: ["CSystem", "Core"]),
         // HTTP/1.1: types, the strict request parser, the server.
@@ -49,7 +49,7 @@ let package = Package(
         // the forwarded address, and the classification of its answers.
         .target(name: "Modgud", dependencies: ["HTTPClient", "HTTP", "Core", "Crypto"], swiftSettings: onCallersExecutor),
         // Settings from the environment and a JSON file, validated at once.
-        .target(name: "Configuration", dependencies: ["Core", "CSystem"]),
+        .target(name: "Configuration", dependencies: ["Core", "CSystem", "System"]),
         // Endpoints, middleware, admin listener.
         .target(name: "Gateway", dependencies: ["HTTP", "Configuration", "Observability", "Core", "Modgud", "Sessions", "SessionsRedis", "Redis", "HTTPClient", "System", "Crypto"], swiftSettings: onCallersExecutor),
         // WebAuthn: CBOR, COSE keys, attestation and assertion checks, and a

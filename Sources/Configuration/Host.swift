@@ -1,4 +1,5 @@
 import CSystem
+import System
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -28,21 +29,12 @@ enum Host {
 
     /// The whole file, or why not; larger than `limit` bytes is refused.
     static func contents(of path: String, limit: Int) -> Result<[UInt8], ReadProblem> {
-        let descriptor = retryingEINTR { open(path, O_RDONLY | O_CLOEXEC) }
-        guard descriptor >= 0 else {
-            return .failure(errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable)
-        }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { buffer in
-                retryingEINTR { read(descriptor, buffer.baseAddress, buffer.count) }
+        WholeFile.read(atPath: path, limit: limit).mapError { problem in
+            switch problem {
+            case .missing: .missing
+            case .unreadable: .unreadable
+            case .tooLarge(let limit): .tooLarge(limit: limit)
             }
-            guard count >= 0 else { return .failure(.unreadable) }
-            if count == 0 { return .success(bytes) }
-            guard bytes.count + count <= limit else { return .failure(.tooLarge(limit: limit)) }
-            bytes.append(contentsOf: chunk[..<count])
         }
     }
 
@@ -58,13 +50,5 @@ enum Host {
     static var usableProcessorCount: Int {
         let count = Int(csystem_affinity_count())
         return count > 0 ? count : onlineProcessorCount
-    }
-
-    private static func retryingEINTR<T: FixedWidthInteger>(_ call: () -> T) -> T {
-        while true {
-            let result = call()
-            if result == -1, errno == EINTR { continue }
-            return result
-        }
     }
 }

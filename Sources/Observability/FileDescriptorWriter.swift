@@ -1,9 +1,8 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 import Synchronization
+import System
 
 /// Writes whole lines to a file descriptor it does not own (stdout, stderr).
 ///
@@ -24,19 +23,13 @@ final class FileDescriptorWriter: Sendable {
             guard var next = bytes.baseAddress else { return }
             var remaining = bytes.count
             while remaining > 0 {
-                #if canImport(Glibc)
-                let written = Glibc.write(descriptor, next, remaining)
-                #else
-                let written = Darwin.write(descriptor, next, remaining)
-                #endif
+                let written = retryingEINTR { Glibc.write(descriptor, next, remaining) }
                 if written >= 0 {
                     next += written
                     remaining -= written
                     continue
                 }
-                switch errno {
-                case EINTR:
-                    continue
+                switch currentErrno() {
                 case EAGAIN, EWOULDBLOCK:
                     var waiting = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
                     guard poll(&waiting, 1, 1000) > 0 else { return }

@@ -178,13 +178,3 @@ public enum Socket {
         }
     }
 }
-
-/// Retries a call that failed with EINTR; any other result is returned.
-@inline(__always)
-func retryingEINTR<T: FixedWidthInteger>(_ body: () -> T) -> T {
-    while true {
-        let result = body()
-        if result == -1, currentErrno() == EINTR { continue }
-        return result
-    }
-}

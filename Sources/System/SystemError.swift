@@ -20,21 +20,3 @@ public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var wouldBlock: Bool { errno == EAGAIN || errno == EWOULDBLOCK }
 }
-
-/// Runs a system call, retrying on EINTR, and turns a -1 into a typed error
-/// at once, while errno still belongs to this call.
-@inline(__always)
-public func systemCall<T: FixedWidthInteger>(_ name: String, _ body: () -> T) throws(SystemError) -> T {
-    while true {
-        let result = body()
-        if result != -1 { return result }
-        let code = csystem_errno()
-        if code == EINTR { continue }
-        throw SystemError(name, errno: code)
-    }
-}
-
-/// The errno of the calling thread, read through a function because errno
-/// is a macro over thread-local storage.
-@inline(__always)
-public func currentErrno() -> Int32 { csystem_errno() }

@@ -1,4 +1,5 @@
 import Core
+import System
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -173,24 +174,15 @@ extension SimulatorConfig {
         }
     }
 
-    /// The whole file, or why not (no Foundation: plain open/read).
+    /// The whole file, or why not (at most 4 MiB).
     static func readFile(_ path: String) -> Result<[UInt8], FileProblem> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(FileProblem("cannot open (errno \(errno))")) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failure(FileProblem("cannot read (errno \(errno))"))
+        WholeFile.read(atPath: path, limit: 4 << 20).mapError { problem in
+            switch problem {
+            case .missing: FileProblem("does not exist")
+            case .unreadable(let code): FileProblem("cannot read (errno \(code))")
+            case .tooLarge: FileProblem("larger than 4 MiB")
             }
-            if count == 0 { break }
-            bytes.append(contentsOf: buffer[0..<count])
-            if bytes.count > 4 << 20 { return .failure(FileProblem("larger than 4 MiB")) }
         }
-        return .success(bytes)
     }
 }
 
