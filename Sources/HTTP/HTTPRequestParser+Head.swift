@@ -8,7 +8,7 @@ extension HTTPRequestParser {
     /// The request line and the header facts that decide framing.
     struct HeadDraft: Sendable {
         var hasRequestLine = false
-        var method = HTTPMethod.get
+        var method = HTTPMethod("GET")
         var target = ""
         var version = HTTPVersion.http1_1
         var headers = HTTPHeaders()
@@ -104,7 +104,7 @@ extension HTTPRequestParser {
 
         draft.version = try Self.parseVersion(input, targetEnd + 1..<line.upperBound)
         draft.method = HTTPMethod(input.string(method))
-        try Self.checkTargetForm(input, target, isOptions: draft.method == .options)
+        try Self.checkTargetForm(input, target, isOptions: draft.method == HTTPMethod("OPTIONS"))
         draft.target = input.string(target)
         draft.hasRequestLine = true
     }

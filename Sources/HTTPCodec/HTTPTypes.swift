@@ -3,9 +3,13 @@ import Core
 /// An HTTP request method: a token, compared case-sensitively (RFC 9110 §9.1).
 public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+    @inlinable public init(rawValue: String) { self.rawValue = rawValue }
+    @inlinable public init(_ rawValue: String) { self.rawValue = rawValue }
     public var description: String { rawValue }
+
+    /// Inlinable: the server compares every request's method.
+    @inlinable
+    public static func == (a: HTTPMethod, b: HTTPMethod) -> Bool { a.rawValue == b.rawValue }
 
     public static let get = HTTPMethod("GET")
     public static let head = HTTPMethod("HEAD")
@@ -23,6 +27,15 @@ public enum HTTPVersion: Sendable, Equatable, CustomStringConvertible {
     case http1_0
     case http1_1
     public var description: String { self == .http1_0 ? "HTTP/1.0" : "HTTP/1.1" }
+
+    /// Inlinable: the server checks every request's version several times.
+    @inlinable
+    public static func == (a: HTTPVersion, b: HTTPVersion) -> Bool {
+        switch (a, b) {
+        case (.http1_0, .http1_0), (.http1_1, .http1_1): true
+        default: false
+        }
+    }
 }
 
 /// How the body of a request is delimited (RFC 9112 §6.3).
@@ -35,7 +48,7 @@ public enum HTTPBodyFraming: Sendable, Equatable {
 /// A response status code with its reason phrase.
 public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     public let code: Int
-    public init(_ code: Int) { self.code = code }
+    @inlinable public init(_ code: Int) { self.code = code }
     public var description: String { "\(code) \(reasonPhrase)" }
 
     public static let `continue` = HTTPStatus(100)
