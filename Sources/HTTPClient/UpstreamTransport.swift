@@ -1,5 +1,3 @@
-import Synchronization
-
 /// An engine that carries `HTTPClient`'s exchanges: the client's own
 /// HTTP/1.1 connections (`OwnConnectionTransport`, plain `http` only) or
 /// libcurl's multi interface (`CurlTransport`, everything). The client
@@ -20,12 +18,4 @@ protocol UpstreamTransport: AnyObject, Sendable {
     /// Ends every running exchange with `.cancelled` and closes the
     /// engine's connections. The loops must still be running.
     func shutdown() async
-}
-
-/// Set when the awaiting task is cancelled, so a start that runs after the
-/// cancellation handler (which found nothing to cancel yet) sees it.
-final class CancellationFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-    var isSet: Bool { flag.load(ordering: .acquiring) }
-    func set() { flag.store(true, ordering: .releasing) }
 }
