@@ -32,15 +32,20 @@ let package = Package(
         .target(name: "Observability", dependencies: ["Core", "System"]),
         // File descriptors, sockets, the epoll event loops.
         .target(name: "System", dependencies: ["CSystem", "Core"]),
-        // HTTP/1.1: types, the strict request parser, the server.
-        .target(name: "HTTP", dependencies: ["System", "Core", "Observability"]),
+        // HTTP/1.1 messages for both sides: the shared types (HTTPHeaders, method,
+        // status, version), the field grammar, the chunked-body decoder and the
+        // message-length rules.
+        .target(name: "HTTPCodec", dependencies: ["Core"]),
+        // The HTTP/1.1 server: the strict request parser, connections, workers.
+        // Re-exports HTTPCodec, whose types its API speaks.
+        .target(name: "HTTP", dependencies: ["HTTPCodec", "System", "Core", "Observability"]),
         // OpenSSL: randomness, hashes, HKDF, AES-GCM, signatures.
         .target(name: "Crypto", dependencies: ["COpenSSL", "Core"]),
         // Redis through hiredis's async API, driven by the event loops.
         .target(name: "Redis", dependencies: ["CHiredis", "System", "Core"], swiftSettings: onCallersExecutor),
         // Upstream HTTP, driven by the event loops: its own HTTP/1.1 connections
         // for plain-http streams (the API proxy), libcurl's multi interface for the rest.
-        .target(name: "HTTPClient", dependencies: ["CCurl", "System", "Core", "HTTP"], swiftSettings: onCallersExecutor),
+        .target(name: "HTTPClient", dependencies: ["CCurl", "System", "Core", "HTTPCodec"], swiftSettings: onCallersExecutor),
         // Sessions: the byte-store protocol, an in-memory store, sealing, the manager and cookie.
         .target(name: "Sessions", dependencies: ["Core", "Crypto"], swiftSettings: onCallersExecutor),
         // The Redis implementation of the session byte store.
@@ -65,10 +70,11 @@ let package = Package(
         .testTarget(name: "CoreTests", dependencies: ["Core", "TestSupport"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "SystemTests", dependencies: ["System", "TestSupport"]),
+        .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "System", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "System", "Core", "TestSupport"]),
-        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTP", "System", "Core", "TestSupport"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPCodec", "HTTP", "System", "Core", "TestSupport"]),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions", "SessionsRedis", "Redis", "System", "Core", "Crypto", "TestSupport"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "Crypto", "Core"]),
         .testTarget(name: "ModgudSimulatorTests", dependencies: ["ModgudSimulator", "WebAuthn", "HTTP", "System", "Core", "Crypto", "TestSupport"]),

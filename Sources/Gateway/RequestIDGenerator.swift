@@ -78,7 +78,7 @@ public struct RequestID: Sendable, CustomStringConvertible {
                 return body(UnsafeBufferPointer(rebasing: buffer[..<count]), true)
             }
         case .text(let text):
-            text.withContiguousUTF8 { body($0, HTTPRequestParser.isFieldValue(UnsafeRawBufferPointer($0))) }
+            text.withContiguousUTF8 { body($0, FieldGrammar.isFieldValue(UnsafeRawBufferPointer($0))) }
         }
     }
 }

@@ -1,4 +1,5 @@
 import System
+import HTTPCodec
 
 /// The state of the response being written: how its body is framed, and
 /// the streamed-body writers waiting for the socket to drain.

@@ -1,5 +1,6 @@
 import Core
 import System
+import HTTPCodec
 
 /// One accepted TCP connection: reads and parses requests, hands each to
 /// a worker task on this loop (see `RequestWorkers`), and writes the

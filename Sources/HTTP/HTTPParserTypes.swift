@@ -18,20 +18,6 @@ public struct HTTPParserLimits: Sendable, Equatable {
     }
 }
 
-/// Why a request was refused. The connection answers `status` and closes.
-/// `reason` is a short fixed phrase for logs; it never quotes the input.
-public struct HTTPParseError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let status: HTTPStatus
-    public let reason: String
-
-    public init(_ status: HTTPStatus, _ reason: String) {
-        self.status = status
-        self.reason = reason
-    }
-
-    public var description: String { "\(status.code) \(reason)" }
-}
-
 /// What the parser found in the bytes it was given.
 public enum HTTPParserEvent: Equatable, Sendable {
     /// Nothing complete yet: call again with the unconsumed bytes plus more.

@@ -1,4 +1,5 @@
 import System
+import HTTPCodec
 
 /// A request as a handler sees it: the parsed head, the body as a stream,
 /// and where it came from.

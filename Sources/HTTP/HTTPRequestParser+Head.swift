@@ -1,3 +1,5 @@
+import HTTPCodec
+
 /// The request line and header section (RFC 9112 §2-§5).
 extension HTTPRequestParser {
     /// Empty lines tolerated before a request line (RFC 9112 §2.2).
@@ -6,16 +8,13 @@ extension HTTPRequestParser {
     /// The request line and the header facts that decide framing.
     struct HeadDraft: Sendable {
         var hasRequestLine = false
-        var method = HTTPMethod.get
+        var method = HTTPMethod("GET")
         var target = ""
         var version = HTTPVersion.http1_1
         var headers = HTTPHeaders()
-        var contentLength: Int?
-        var transferEncodingFields = 0
-        var transferEncodingIsChunked = false
+        /// Content-Length, Transfer-Encoding and Connection, as the codec reads them.
+        var framing = FramingFields()
         var hostFields = 0
-        var connectionClose = false
-        var connectionKeepAlive = false
         var expectsContinue = false
         var unsupportedExpectation = false
     }
@@ -24,16 +23,16 @@ extension HTTPRequestParser {
     mutating func parseHead(_ input: Input) throws(HTTPParseError) -> (event: HTTPParserEvent, consumed: Int) {
         while true {
             let limit = Self.offset(lines.sectionStart, plus: limits.maxHeaderBytes)
-            switch try input.scanLine(from: lines.scanned, limit: limit) {
+            switch try input.scanLine(from: lines.scanned, limit: limit, bareLF: false) {
             case .incomplete(let resumeAt):
                 lines.scanned = resumeAt
                 return (.needMore, 0)
             case .tooLong:
                 throw HTTPParseError(.headerFieldsTooLarge, "header section too large")
-            case .found(let cr):
-                let line = lines.lineStart..<cr
-                lines.lineStart = cr + 2
-                lines.scanned = cr + 2
+            case .found(let end, let next):
+                let line = lines.lineStart..<end
+                lines.lineStart = next
+                lines.scanned = next
                 if let head = try takeHeadLine(input, line) {
                     let consumed = lines.lineStart
                     enterBody(head.framing, headBytes: consumed - lines.sectionStart)
@@ -75,9 +74,10 @@ extension HTTPRequestParser {
             phase = .fixedBody
         case .chunked:
             phase = .chunked
-            chunkPhase = .sizeLine
-            trailerBytesLeft = limits.maxHeaderBytes - headBytes
-            trailerFieldsLeft = limits.maxHeaderFields - fieldsUsed
+            // Trailers share the head's limits.
+            chunks = ChunkedBodyDecoder(
+                bareLF: false, lineBytes: Self.offset(limits.maxChunkLineBytes, plus: 2),
+                trailerBytes: limits.maxHeaderBytes - headBytes, trailerFields: limits.maxHeaderFields - fieldsUsed)
         }
     }
 
@@ -104,7 +104,7 @@ extension HTTPRequestParser {
 
         draft.version = try Self.parseVersion(input, targetEnd + 1..<line.upperBound)
         draft.method = HTTPMethod(input.string(method))
-        try Self.checkTargetForm(input, target, isOptions: draft.method == .options)
+        try Self.checkTargetForm(input, target, isOptions: draft.method == HTTPMethod("OPTIONS"))
         draft.target = input.string(target)
         draft.hasRequestLine = true
     }
@@ -156,7 +156,7 @@ extension HTTPRequestParser {
         guard draft.headers.count < limits.maxHeaderFields else {
             throw HTTPParseError(.headerFieldsTooLarge, "too many header fields")
         }
-        let (name, value) = try Self.splitField(input, line)
+        let (name, value) = try FieldGrammar.splitField(input, line)
         try noteFramingField(input, name: name, value: value)
         // Room for the rest of what was received, up to 4 KiB: the head
         // usually ends there (a larger one grows the buffer).
@@ -166,24 +166,6 @@ extension HTTPRequestParser {
         // Checked: a token name (`splitField`), a value the line scanner
         // found free of controls but HTAB.
         draft.headers.add(checkedName: input.slice(name), value: input.slice(value))
-    }
-
-    /// Validates a field line and returns its name and trimmed value. The
-    /// line scanner has already refused control characters, so any value left
-    /// is VCHAR, obs-text, SP or HTAB. Shared by header and trailer sections.
-    static func splitField(_ input: Input, _ line: Range<Int>) throws(HTTPParseError)
-        -> (name: Range<Int>, value: Range<Int>)
-    {
-        guard !Byte.isWhitespace(input[line.lowerBound]) else { throw malformed("obs-fold or leading whitespace") }
-        var i = line.lowerBound
-        while i < line.upperBound, Byte.isTChar(input[i]) { i += 1 }
-        guard i < line.upperBound else { throw malformed("field without colon") }
-        let stop = input[i]
-        guard stop == Byte.colon else {
-            throw malformed(Byte.isWhitespace(stop) ? "whitespace before colon" : "invalid field name")
-        }
-        guard i > line.lowerBound else { throw malformed("empty field name") }
-        return (line.lowerBound..<i, input.trimmingWhitespace(i + 1..<line.upperBound))
     }
 
     /// Records the fields that decide framing, routing and the connection.
@@ -199,46 +181,9 @@ extension HTTPRequestParser {
             } else {
                 draft.unsupportedExpectation = true
             }
-        case 10 where input.equalsIgnoringCase(name, "connection"):
-            noteConnectionOptions(input, value)
-        case 14 where input.equalsIgnoringCase(name, "content-length"):
-            guard draft.contentLength == nil else { throw Self.malformed("duplicate Content-Length") }
-            draft.contentLength = try Self.parseContentLength(input, value)
-        case 17 where input.equalsIgnoringCase(name, "transfer-encoding"):
-            draft.transferEncodingFields += 1
-            draft.transferEncodingIsChunked = input.equalsIgnoringCase(value, "chunked")
         default:
-            break
-        }
-    }
-
-    /// `1*DIGIT` that fits in an Int.
-    private static func parseContentLength(_ input: Input, _ value: Range<Int>) throws(HTTPParseError) -> Int {
-        guard !value.isEmpty else { throw malformed("invalid Content-Length") }
-        var length = 0
-        for i in value {
-            let byte = input[i]
-            guard Byte.isDigit(byte) else { throw malformed("invalid Content-Length") }
-            let (shifted, overflow1) = length.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = shifted.addingReportingOverflow(Int(byte - Byte.zero))
-            guard !overflow1, !overflow2 else { throw malformed("invalid Content-Length") }
-            length = sum
-        }
-        return length
-    }
-
-    /// Notes `close` and `keep-alive` in a comma-separated Connection value.
-    private mutating func noteConnectionOptions(_ input: Input, _ value: Range<Int>) {
-        var start = value.lowerBound
-        while start <= value.upperBound {
-            let end = input.firstIndex(of: Byte.comma, in: start..<value.upperBound) ?? value.upperBound
-            let option = input.trimmingWhitespace(start..<end)
-            if input.equalsIgnoringCase(option, "close") {
-                draft.connectionClose = true
-            } else if input.equalsIgnoringCase(option, "keep-alive") {
-                draft.connectionKeepAlive = true
-            }
-            start = end + 1
+            // A second Content-Length, even an equal one, is refused.
+            try draft.framing.note(input, name: name, value: value, lengthLists: false)
         }
     }
 
@@ -275,30 +220,16 @@ extension HTTPRequestParser {
 
     /// Checks the head as a whole and builds it.
     private mutating func finishHead() throws(HTTPParseError) -> HTTPRequestHead {
-        let framing = try resolveFraming()
+        let framing = try draft.framing.requestFraming(version: draft.version)
         if draft.version == .http1_1, draft.hostFields == 0 { throw Self.malformed("missing Host") }
         if draft.unsupportedExpectation { throw HTTPParseError(.expectationFailed, "unsupported expectation") }
         let keepAlive = draft.version == .http1_1
-            ? !draft.connectionClose
-            : draft.connectionKeepAlive && !draft.connectionClose
+            ? !draft.framing.connectionClose
+            : draft.framing.connectionKeepAlive && !draft.framing.connectionClose
         return HTTPRequestHead(
             method: draft.method, target: draft.target, version: draft.version,
             headers: draft.headers, framing: framing, keepAlive: keepAlive,
             // A 100-continue expectation in HTTP/1.0 is ignored (RFC 9110 §10.1.1).
             expectsContinue: draft.expectsContinue && draft.version == .http1_1)
-    }
-
-    /// The body framing of RFC 9112 §6.3, refusing anything ambiguous.
-    private func resolveFraming() throws(HTTPParseError) -> HTTPBodyFraming {
-        if draft.transferEncodingFields > 0 {
-            guard draft.contentLength == nil else { throw Self.malformed("Content-Length with Transfer-Encoding") }
-            guard draft.version == .http1_1 else { throw Self.malformed("Transfer-Encoding in HTTP/1.0") }
-            guard draft.transferEncodingFields == 1, draft.transferEncodingIsChunked else {
-                throw HTTPParseError(.notImplemented, "unsupported transfer coding")
-            }
-            return .chunked
-        }
-        if let length = draft.contentLength { return .contentLength(length) }
-        return .none
     }
 }

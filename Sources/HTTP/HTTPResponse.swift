@@ -1,3 +1,5 @@
+import HTTPCodec
+
 /// What a handler answers.
 public struct HTTPResponse: Sendable {
     public var status: HTTPStatus

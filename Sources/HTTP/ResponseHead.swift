@@ -1,4 +1,5 @@
 import Core
+import HTTPCodec
 
 /// Serialises a response's status line and header section. The server owns
 /// framing: any Content-Length, Transfer-Encoding, Connection, Keep-Alive or
@@ -99,7 +100,7 @@ enum ResponseHead {
             for byte in name where byte <= 0x20 || byte == 0x3A || byte >= 0x7F { return false }
             // No CR, LF or NUL; checked eight bytes at a time (every
             // response passes here with each of its fields).
-            return HTTPRequestParser.Byte.controlsPass(UnsafeRawBufferPointer(value)) { $0 != 0x0D && $0 != 0x0A && $0 != 0 }
+            return HTTPByte.controlsPass(UnsafeRawBufferPointer(value)) { $0 != 0x0D && $0 != 0x0A && $0 != 0 }
         }
     }
 }

@@ -1,4 +1,4 @@
-import HTTP
+import HTTPCodec
 
 /// One upstream request. Redirects are never followed. `Host` comes from
 /// the URL unless a `Host` field is given; `Content-Length` and

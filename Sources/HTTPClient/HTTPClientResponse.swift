@@ -1,4 +1,4 @@
-import HTTP
+import HTTPCodec
 
 /// A complete upstream response.
 public struct HTTPClientResponse: Sendable {

@@ -1,4 +1,4 @@
-import HTTP
+import HTTPCodec
 
 /// An upstream response whose head has arrived and whose body is still
 /// coming. Read `body` to its end, or drop it (or call `body.cancel()`) to

@@ -1,4 +1,4 @@
-import HTTP
+import HTTPCodec
 
 /// Checks that keep a request from smuggling bytes onto the wire: libcurl
 /// sends methods, URLs and header lines as given.
@@ -17,8 +17,8 @@ enum RequestValidation {
             // A plain loop: `allSatisfy` with a closure made a call per byte.
             let valid = headers.withField(at: index) { name, value in
                 guard !name.isEmpty else { return false }
-                for byte in name where !HTTPRequestParser.isTokenByte(byte) { return false }
-                return HTTPRequestParser.isFieldValue(UnsafeRawBufferPointer(value))
+                for byte in name where !FieldGrammar.isTokenByte(byte) { return false }
+                return FieldGrammar.isFieldValue(UnsafeRawBufferPointer(value))
             }
             guard valid else { throw .invalidRequest }
         }
@@ -31,7 +31,7 @@ enum RequestValidation {
 
     /// RFC 9110 token: visible ASCII except delimiters.
     static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && allBytes(of: text, satisfy: HTTPRequestParser.isTokenByte)
+        !text.isEmpty && allBytes(of: text, satisfy: FieldGrammar.isTokenByte)
     }
 
     /// Over the contiguous bytes when the string has them (native strings

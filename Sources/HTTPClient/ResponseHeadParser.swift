@@ -1,11 +1,11 @@
-import HTTP
+import HTTPCodec
 
 /// Builds the final response head from the lines libcurl hands to
 /// CURLOPT_HEADERFUNCTION: status lines, fields, the blank line ending each
-/// head and, after a chunked body, trailers. Each head is read as strictly
-/// as the client's own connections read theirs (`UpstreamResponseParser`'s
-/// status-line and field rules, `ResponseFramingFields`): a line that
-/// breaks them refuses the whole response, and the transfer is aborted.
+/// head and, after a chunked body, trailers. Each head is read with the
+/// codec's status-line, field and framing rules, as the client's own
+/// connections read theirs: a line that breaks them refuses the whole
+/// response, and the transfer is aborted.
 /// Interim 1xx heads are read and dropped, so only the final head's fields
 /// are kept; `101` is refused (nothing asks to switch protocols).
 struct ResponseHeadParser {
@@ -29,7 +29,7 @@ struct ResponseHeadParser {
     private(set) var refused = false
     /// Answers a HEAD request: no body, and no length beside chunking.
     let headRequest: Bool
-    private var framingFields = ResponseFramingFields()
+    private var framingFields = FramingFields()
     /// Bytes of the current head, or of the trailers once it is complete.
     private var bytes = 0
     /// Body bytes followed the final head: every later line is a trailer,
@@ -46,7 +46,7 @@ struct ResponseHeadParser {
     mutating func consume(_ line: UnsafeBufferPointer<UInt8>) -> Step {
         receivedAnything = true
         if refused { return .refused }
-        do throws(HTTPClientError) {
+        do throws(HTTPParseError) {
             return try read(line)
         } catch {
             refused = true
@@ -54,9 +54,9 @@ struct ResponseHeadParser {
         }
     }
 
-    private mutating func read(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPClientError) -> Step {
+    private mutating func read(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> Step {
         // libcurl hands whole lines; one without its LF is a head cut short.
-        guard line.last == 0x0A else { throw .invalidResponse }
+        guard line.last == 0x0A else { throw .malformed("head cut short") }
         var end = line.count - 1
         if end > 0, line[end - 1] == 0x0D { end -= 1 }
         let text = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: line[..<end]))
@@ -68,33 +68,33 @@ struct ResponseHeadParser {
             // unless it sends the request again, which starts with a
             // status line.
             guard !bodyStarted, text.starts(with: [0x48, 0x54, 0x54, 0x50, 0x2F]) else { // "HTTP/"
-                guard bytes <= ChunkedDecoder.maxTrailerBytes else { throw .invalidResponse }
+                guard bytes <= ResponseLimits.maxTrailerBytes else { throw .malformed("trailers too large") }
                 return .more
             }
             startOver()
             bytes = line.count
         }
-        guard bytes <= UpstreamResponseParser.maxHeadBytes else { throw .invalidResponse }
+        guard bytes <= ResponseLimits.maxHeadBytes else { throw .malformed("head too large") }
         if status == 0 {
-            status = try UpstreamResponseParser.parseStatusLine(text).1
+            status = try StatusLine.parse(text).status
             return .more
         }
         if text.isEmpty {
-            _ = try framingFields.framing(status: status, headRequest: headRequest)
+            _ = try framingFields.responseFraming(status: status, headRequest: headRequest)
             if status >= 200 {
                 complete = true
                 bytes = 0
                 return .finalHead
             }
             // 100 and 103 precede the answer; nothing asked to switch protocols.
-            guard status != 101 else { throw .invalidResponse }
+            guard status != 101 else { throw .malformed("switching protocols") }
             startOver()
             return .more
         }
-        let (name, value) = try UpstreamResponseParser.parseField(text)
-        try framingFields.note(name: name, value: value)
-        fields.append(HTTPField(name: String(decoding: name, as: UTF8.self),
-                                value: String(decoding: value, as: UTF8.self)))
+        let (name, value) = try FieldGrammar.splitCheckedField(text)
+        let input = HTTPInput(bytes: text)
+        try framingFields.note(input, name: name, value: value, lengthLists: true)
+        fields.append(HTTPField(name: input.string(name), value: input.string(value)))
         return .more
     }
 
@@ -109,7 +109,7 @@ struct ResponseHeadParser {
     private mutating func startOver() {
         status = 0
         fields.removeAll(keepingCapacity: true)
-        framingFields = ResponseFramingFields()
+        framingFields = FramingFields()
         complete = false
         bytes = 0
     }

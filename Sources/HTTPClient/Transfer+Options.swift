@@ -1,5 +1,5 @@
 import CCurl
-import HTTP
+import HTTPCodec
 
 extension Transfer {
     /// Sets every option of the (fresh or reset) easy handle for `request`.

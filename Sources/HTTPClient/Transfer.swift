@@ -1,5 +1,5 @@
 import CCurl
-import HTTP
+import HTTPCodec
 import System
 
 /// One request on one multi handle: its easy handle, what it sends, what

@@ -1,4 +1,4 @@
-import HTTP
+import HTTPCodec
 import System
 
 /// Reading the answer: the head, then the body under back-pressure, until

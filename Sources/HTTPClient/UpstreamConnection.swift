@@ -1,5 +1,5 @@
 import Core
-import HTTP
+import HTTPCodec
 import System
 
 /// One of the client's own HTTP/1.1 connections to a plain-HTTP upstream,

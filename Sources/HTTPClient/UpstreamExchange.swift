@@ -1,4 +1,4 @@
-import HTTP
+import HTTPCodec
 import System
 
 /// One streamed request on the client's own connections: what goes out,

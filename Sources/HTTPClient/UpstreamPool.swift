@@ -1,4 +1,4 @@
-import HTTP
+import HTTPCodec
 import System
 
 /// The client's own HTTP/1.1 connections to plain-HTTP upstreams on one

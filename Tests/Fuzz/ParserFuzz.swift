@@ -1,5 +1,6 @@
 // libFuzzer entry for HTTPRequestParser. Built together with the HTTP parser
-// sources into one module by Tests/Fuzz/run.sh; any trap is a finding.
+// sources into one module, linked with the codec (HTTPCodec), by
+// Tests/Fuzz/run.sh; any trap is a finding.
 //
 // Invariants checked on every input:
 // - parse never crashes or traps (ASan catches memory errors);
@@ -9,6 +10,8 @@
 // - feeding the input whole, split at one point, and in small pieces (both
 //   derived from the input) gives the same events: heads, body bytes
 //   (pieces merged), ends and the error status.
+
+import HTTPCodec
 
 /// What a connection would see, with body pieces merged.
 enum Observed: Equatable {

@@ -14,7 +14,7 @@
 //   that line or before, exactly when the own reading refuses a head;
 // - once refused, every later line is refused too.
 
-import HTTP
+import HTTPCodec
 
 /// Feeds `input`'s lines to a `ResponseHeadParser` and checks it against
 /// the own connections' reading of the same bytes.

@@ -2,9 +2,9 @@
 // (`UpstreamResponseParser`) and its step-by-step `ChunkedDecoder`, and,
 // through `checkLineReader` (ResponseHeadParserFuzz.swift), for the reader
 // of libcurl's header lines (`ResponseHeadParser`).
-// Tests/Fuzz/run.sh builds a small `HTTP` module from the few files these
-// need, then this file with Sources/HTTPClient/UpstreamResponseParser.swift
-// and HTTPClientError.swift into one module; any trap is a finding.
+// Tests/Fuzz/run.sh builds the codec (HTTPCodec) as a module, then this
+// file with Sources/HTTPClient/UpstreamResponseParser.swift, its chunked
+// decoder and HTTPClientError.swift into one module; any trap is a finding.
 //
 // Each input is read the way UpstreamConnection reads it: `headEnd`, then
 // `parse` of the head (with `headRequest` false and true), interim 1xx heads
@@ -36,7 +36,7 @@
 //   once it throws, the same bytes (and those plus the rest) throw again;
 // - whole and in pieces give the same body, end, consumed count and failure.
 
-import HTTP
+import HTTPCodec
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzResponse(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

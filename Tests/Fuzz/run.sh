@@ -3,7 +3,8 @@
 # share of a bounded time on a seed corpus of its own: the HTTPRequestParser
 # one (good and bad requests), the HTTP client's UpstreamResponseParser,
 # ChunkedDecoder and ResponseHeadParser one (good and bad response heads
-# and chunked bodies; libcurl's header lines read alike), and
+# and chunked bodies; libcurl's header lines read alike), both over the
+# codec (Sources/HTTPCodec: field grammar, chunked bodies, length rules), and
 # the JSON parser's (good and bad documents).
 #
 # Usage: Tests/Fuzz/run.sh [seconds=60] [out-dir=/tmp/parser-fuzz]
@@ -35,9 +36,9 @@ else
     json_seconds="$seconds"
 fi
 
+codec_sources=(Sources/HTTPCodec/*.swift)
 sources=(
-    Sources/HTTP/HTTPHeaders*.swift
-    Sources/HTTP/HTTPTypes.swift
+    Sources/HTTP/HTTPRequestHead.swift
     Sources/HTTP/HTTPParserTypes.swift
     Sources/HTTP/HTTPRequestParser*.swift
 )
@@ -57,37 +58,37 @@ compile() {   # log, then swiftc arguments
     printf '%s\n' "$output" | grep -v -e 'Cannot export local symbol' -e '^$' || true
 }
 
-# The HTTP files import Core for one string helper: that file becomes a
-# small static Core module, which both fuzzers link.
+# The codec imports Core for one string helper: that file becomes a small
+# static Core module, and the codec a static HTTPCodec module (public API
+# only), which both fuzzers link.
 core="$out/core"
-mkdir -p "$out/corpus" "$out/artifacts" "$core"
+codec="$out/codec"
+mkdir -p "$out/corpus" "$out/artifacts" "$core" "$codec"
 echo "building $out/parser-fuzzer"
 : > "$out/build.log"
 compile "$out/build.log" -module-name Core Sources/Core/String+ContiguousUTF8.swift \
     -emit-module -emit-module-path "$core/Core.swiftmodule" -emit-library -static -o "$core/libCore.a"
-compile "$out/build.log" -I "$core" \
-    -module-name ParserFuzz Tests/Fuzz/ParserFuzz.swift "${sources[@]}" "$core/libCore.a" -o "$out/parser-fuzzer"
+compile "$out/build.log" -I "$core" -module-name HTTPCodec "${codec_sources[@]}" \
+    -emit-module -emit-module-path "$codec/HTTPCodec.swiftmodule" -emit-library -static -o "$codec/libHTTPCodec.a"
+compile "$out/build.log" -I "$core" -I "$codec" -module-name ParserFuzz Tests/Fuzz/ParserFuzz.swift "${sources[@]}" \
+    "$codec/libHTTPCodec.a" "$core/libCore.a" -o "$out/parser-fuzzer"
 
-# The response parser imports HTTP, so the few HTTP files it needs (public
-# API only) become a small static HTTP module first; the parser and the
-# client's error type then go into one module with the harness (internal
-# access). Nothing from CCurl or the rest of HTTPClient is needed.
-http_sources=("${sources[@]}" Sources/HTTP/FormURLEncoded.swift)
+# The response readers and the client's error type go into one module with
+# the harness (internal access), over the codec. Nothing from CCurl or the
+# rest of HTTPClient is needed.
 response_sources=(
     Sources/HTTPClient/UpstreamResponseParser.swift
-    Sources/HTTPClient/ResponseFramingFields.swift
+    Sources/HTTPClient/ChunkedDecoder.swift
+    Sources/HTTPClient/ResponseLimits.swift
     Sources/HTTPClient/ResponseHeadParser.swift
     Sources/HTTPClient/HTTPClientError.swift
 )
-mkdir -p "$resp/corpus" "$resp/artifacts" "$resp/module"
+mkdir -p "$resp/corpus" "$resp/artifacts"
 echo "building $resp/response-fuzzer"
 : > "$resp/build.log"
-compile "$resp/build.log" -I "$core" -module-name HTTP "${http_sources[@]}" \
-    -emit-module -emit-module-path "$resp/module/HTTP.swiftmodule" \
-    -emit-library -static -o "$resp/module/libHTTP.a"
-compile "$resp/build.log" -module-name ResponseParserFuzz -I "$resp/module" -I "$core" \
-    Tests/Fuzz/ResponseParserFuzz.swift Tests/Fuzz/ResponseHeadParserFuzz.swift "${response_sources[@]}" "$resp/module/libHTTP.a" "$core/libCore.a" \
-    -o "$resp/response-fuzzer"
+compile "$resp/build.log" -module-name ResponseParserFuzz -I "$codec" -I "$core" \
+    Tests/Fuzz/ResponseParserFuzz.swift Tests/Fuzz/ResponseHeadParserFuzz.swift "${response_sources[@]}" \
+    "$codec/libHTTPCodec.a" "$core/libCore.a" -o "$resp/response-fuzzer"
 
 # Seed corpus: a few good and bad requests (kept if the corpus already has more).
 # Writes seed $3 (printf %b escapes) as seed-$2 into corpus directory $1.

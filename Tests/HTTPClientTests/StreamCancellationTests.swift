@@ -28,18 +28,20 @@ import TestSupport
         return await task.value
     }
 
-    @Test func cancellingTheTaskAbortsTheWaitForTheHead() async throws {
+    @Test(arguments: Engine.allCases) func cancellingTheTaskAbortsTheWaitForTheHead(engine: Engine) async throws {
         let upstream = try RawUpstream([Self.silent])
         let patient = HTTPClientConfiguration(connectTimeout: .seconds(1), timeout: .seconds(30))
-        try await withClient(loops: 1, configuration: patient) { client, _ in
+        try await withClient(loops: 1, configuration: engine.configuration(patient)) { client, _ in
             let ending = try await streamCancelled(HTTPClientRequest(url: upstream.url("/")), upstream, client)
             #expect(ending == .cancelled)
         }
     }
 
-    @Test func aRequestThatDoesNotFollowItsTaskWaitsForItsTimeout() async throws {
+    /// The own connections only: a transfer over libcurl always follows
+    /// its task's cancellation.
+    @Test(arguments: [Engine.own]) func aRequestThatDoesNotFollowItsTaskWaitsForItsTimeout(engine: Engine) async throws {
         let upstream = try RawUpstream([Self.silent])
-        try await withClient(loops: 1, configuration: quick) { client, _ in
+        try await withClient(loops: 1, configuration: engine.configuration(quick)) { client, _ in
             var request = HTTPClientRequest(url: upstream.url("/"))
             request.followsTaskCancellation = false
             let ending = try await streamCancelled(request, upstream, client)

@@ -5,9 +5,9 @@ import Testing
 
 /// Pausing and resuming in both directions, and early ends.
 @Suite struct StreamingFlowTests {
-    @Test func slowSourcePausesAndResumesTheUpload() async throws {
+    @Test(arguments: Engine.allCases) func slowSourcePausesAndResumesTheUpload(engine: Engine) async throws {
         let upstream = try await Upstream.start()
-        try await withClient { client, _ in
+        try await withClient(configuration: engine.configuration()) { client, _ in
             let next = Mutex(0)
             let body = HTTPClientRequestBody(length: nil) {
                 let index = next.withLock { n in defer { n += 1 }; return n }
@@ -24,12 +24,12 @@ import Testing
         await upstream.stop()
     }
 
-    @Test func earlyAnswerStopsTheUpload() async throws {
+    @Test(arguments: Engine.allCases) func earlyAnswerStopsTheUpload(engine: Engine) async throws {
         // The upstream answers 413 without reading the body.
         let upstream = try await Upstream.start(responder: { _ in
             HTTPResponse(status: .payloadTooLarge, bytes: Array("too big".utf8))
         })
-        try await withClient { client, _ in
+        try await withClient(configuration: engine.configuration()) { client, _ in
             let pulled = Mutex(0)
             let body = HTTPClientRequestBody(length: nil) {
                 pulled.withLock { $0 += 1 }
@@ -53,11 +53,11 @@ import Testing
         await upstream.stop()
     }
 
-    @Test func slowReaderGetsEveryByteInOrder() async throws { try await HeavyTests.run {
+    @Test(arguments: Engine.allCases) func slowReaderGetsEveryByteInOrder(engine: Engine) async throws { try await HeavyTests.run {
         let upstream = try await Upstream.start()
         var configuration = HTTPClientConfiguration()
         configuration.streamBufferBytes = 32 * 1024
-        try await withClient(configuration: configuration) { client, _ in
+        try await withClient(configuration: engine.configuration(configuration)) { client, _ in
             let size = 2_000_000
             let response = try await client.stream(HTTPClientRequest(url: upstream.url("/chunked/\(size)")), body: nil)
             var received: [UInt8] = []

@@ -8,9 +8,9 @@ import Testing
 @Suite(.serialized) struct StreamingTests {
     static let size = 100 * 1_000_000
 
-    @Test func downloadOf100MBStaysInBoundedMemory() async throws { try await HeavyTests.run {
+    @Test(arguments: Engine.allCases) func downloadOf100MBStaysInBoundedMemory(engine: Engine) async throws { try await HeavyTests.run {
         let upstream = try await Upstream.start()
-        try await withClient { client, _ in
+        try await withClient(configuration: engine.configuration()) { client, _ in
             let before = residentBytes()
             let response = try await client.stream(HTTPClientRequest(url: upstream.url("/download/\(Self.size)")), body: nil)
             #expect(response.status == .ok)
@@ -49,9 +49,9 @@ import Testing
 
     /// Memory: the upstream is a raw sink holding one read buffer, so the
     /// RSS figure is the client's alone.
-    @Test func uploadOf100MBStaysInBoundedMemory() async throws { try await HeavyTests.run {
+    @Test(arguments: Engine.allCases) func uploadOf100MBStaysInBoundedMemory(engine: Engine) async throws { try await HeavyTests.run {
         let sink = try ScriptedUpstream(.countBody)
-        try await withClient { client, _ in
+        try await withClient(configuration: engine.configuration()) { client, _ in
             let before = residentBytes()
             let response = try await client.stream(
                 HTTPClientRequest(method: .put, url: "http://127.0.0.1:\(sink.port)/upload"),
@@ -70,9 +70,9 @@ import Testing
     /// Through the project's own server, which reads with `body.next()`
     /// (chunked, no declared length). Buffers checked by the client's
     /// tracked peak; the process RSS here includes the server's.
-    @Test func chunkedUploadOf100MBThroughTheServer() async throws { try await HeavyTests.run {
+    @Test(arguments: Engine.allCases) func chunkedUploadOf100MBThroughTheServer(engine: Engine) async throws { try await HeavyTests.run {
         let upstream = try await Upstream.start()
-        try await withClient { client, _ in
+        try await withClient(configuration: engine.configuration()) { client, _ in
             let before = residentBytes()
             let response = try await client.stream(
                 HTTPClientRequest(method: .post, url: upstream.url("/upload")),
@@ -87,9 +87,9 @@ import Testing
         await upstream.stop()
     } }
 
-    @Test func uploadWithDeclaredLengthSendsContentLength() async throws {
+    @Test(arguments: Engine.allCases) func uploadWithDeclaredLengthSendsContentLength(engine: Engine) async throws {
         let upstream = try await Upstream.start()
-        try await withClient { client, _ in
+        try await withClient(configuration: engine.configuration()) { client, _ in
             let pieces = Mutex([Array("hello ".utf8), Array("world".utf8)])
             let body = HTTPClientRequestBody(length: 11) { pieces.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
             let response = try await client.stream(HTTPClientRequest(method: .post, url: upstream.url("/echo")), body: body)
@@ -101,9 +101,9 @@ import Testing
         await upstream.stop()
     }
 
-    @Test func sourceThatEndsShortOrThrowsFailsTheTransfer() async throws {
+    @Test(arguments: Engine.allCases) func sourceThatEndsShortOrThrowsFailsTheTransfer(engine: Engine) async throws {
         let upstream = try await Upstream.start()
-        try await withClient { client, _ in
+        try await withClient(configuration: engine.configuration()) { client, _ in
             let short = HTTPClientRequestBody(length: 100) { nil }
             await #expect(throws: HTTPClientError.requestBodyFailed) {
                 try await client.stream(HTTPClientRequest(method: .post, url: upstream.url("/upload")), body: short)
@@ -117,7 +117,7 @@ import Testing
         await upstream.stop()
     }
 
-    @Test func headArrivesBeforeTheBodyIsComplete() async throws {
+    @Test(arguments: Engine.allCases) func headArrivesBeforeTheBodyIsComplete(engine: Engine) async throws {
         let release = Mutex<CheckedContinuation<Void, Never>?>(nil)
         let upstream = try await Upstream.start(responder: { _ in
             HTTPResponse(status: .ok, headers: ["X-Early": "yes"], body: .stream(length: nil) { writer in
@@ -126,7 +126,7 @@ import Testing
                 try await writer.write(Array("second".utf8))
             })
         })
-        try await withClient { client, _ in
+        try await withClient(configuration: engine.configuration()) { client, _ in
             let response = try await client.stream(HTTPClientRequest(url: upstream.url("/")), body: nil)
             #expect(response.headers["X-Early"] == "yes")
             var iterator = response.body.makeAsyncIterator()
@@ -139,9 +139,9 @@ import Testing
         await upstream.stop()
     }
 
-    @Test func droppingTheBodyCancelsTheTransfer() async throws {
+    @Test(arguments: Engine.allCases) func droppingTheBodyCancelsTheTransfer(engine: Engine) async throws {
         let upstream = try await Upstream.start()
-        try await withClient { client, _ in
+        try await withClient(configuration: engine.configuration()) { client, _ in
             do {
                 let response = try await client.stream(HTTPClientRequest(url: upstream.url("/download/\(Self.size)")), body: nil)
                 var iterator = response.body.makeAsyncIterator()
@@ -156,14 +156,14 @@ import Testing
         await upstream.stop()
     }
 
-    @Test func cancellingTheReadingTaskCancelsTheTransfer() async throws {
+    @Test(arguments: Engine.allCases) func cancellingTheReadingTaskCancelsTheTransfer(engine: Engine) async throws {
         let upstream = try await Upstream.start(responder: { _ in
             HTTPResponse(status: .ok, body: .stream(length: nil) { writer in
                 try await writer.write(Array("x".utf8))
                 try await Task.sleep(for: .seconds(10))
             })
         })
-        try await withClient { client, _ in
+        try await withClient(configuration: engine.configuration()) { client, _ in
             let response = try await client.stream(HTTPClientRequest(url: upstream.url("/")), body: nil)
             let reader = Task { try await response.body.collect(upTo: 100) }
             try await Task.sleep(for: .milliseconds(100))
@@ -178,14 +178,14 @@ import Testing
         await upstream.stop()
     }
 
-    @Test func idleStreamTimesOut() async throws {
+    @Test(arguments: Engine.allCases) func idleStreamTimesOut(engine: Engine) async throws {
         let upstream = try await Upstream.start(responder: { _ in
             HTTPResponse(status: .ok, body: .stream(length: nil) { writer in
                 try await writer.write(Array("x".utf8))
                 try await Task.sleep(for: .seconds(5))
             })
         })
-        try await withClient { client, _ in
+        try await withClient(configuration: engine.configuration()) { client, _ in
             let start = ContinuousClock.now
             let response = try await client.stream(HTTPClientRequest(url: upstream.url("/"), timeout: .milliseconds(300)), body: nil)
             await #expect(throws: HTTPClientError.timedOut(requestSent: true)) {

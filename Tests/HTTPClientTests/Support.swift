@@ -1,3 +1,4 @@
+import Testing
 import Core
 import HTTP
 import HTTPClient
@@ -163,5 +164,21 @@ actor HeavyTests {
 
     private func release() {
         if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
+    }
+}
+
+/// The client's two engines for streams to plain `http` URLs: its own
+/// connections, or libcurl (`HTTPClientConfiguration.ownPlainHTTP` off).
+/// Suites that hold for both take one as an argument.
+enum Engine: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case own, curl
+
+    var testDescription: String { rawValue }
+
+    /// `configuration` with this engine carrying plain-`http` streams.
+    func configuration(_ configuration: HTTPClientConfiguration = HTTPClientConfiguration()) -> HTTPClientConfiguration {
+        var configuration = configuration
+        configuration.ownPlainHTTP = self == .own
+        return configuration
     }
 }

@@ -5,7 +5,7 @@ import Testing
 /// byte check, and a request head's path and query.
 @Suite struct HTTPPrimitivesTests {
     private func isFieldValue(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { HTTPRequestParser.isFieldValue($0) }
+        bytes.withUnsafeBytes { FieldGrammar.isFieldValue($0) }
     }
 
     @Test func fieldValuesTakeVisibleBytesSpaceTabAndObsTextOnly() {

@@ -68,7 +68,7 @@ extension APIProxy {
         // check them again: the token is checked here, an address and a
         // scheme are clean as written, the public authority was checked once.
         if let token {
-            let clean = token.revealed.withContiguousUTF8 { HTTPRequestParser.isFieldValue(UnsafeRawBufferPointer($0)) }
+            let clean = token.revealed.withContiguousUTF8 { FieldGrammar.isFieldValue(UnsafeRawBufferPointer($0)) }
             headers.add("Authorization", "Bearer ", token.revealed, checked: clean)
         }
         headers.add("X-Forwarded-For", "", client.description, checked: true)

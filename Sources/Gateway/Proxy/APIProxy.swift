@@ -39,7 +39,7 @@ final class APIProxy: Sendable {
         self.timeout = timeout
         self.defaultMaxBodyBytes = defaultMaxBodyBytes
         forwardedHost = publicOrigin.url.authority
-        forwardedHostIsClean = forwardedHost.withContiguousUTF8 { HTTPRequestParser.isFieldValue(UnsafeRawBufferPointer($0)) }
+        forwardedHostIsClean = forwardedHost.withContiguousUTF8 { FieldGrammar.isFieldValue(UnsafeRawBufferPointer($0)) }
     }
 
     /// The largest body `route` takes: its own `maxBodyBytes`, else the

@@ -3,9 +3,13 @@ import Core
 /// An HTTP request method: a token, compared case-sensitively (RFC 9110 §9.1).
 public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+    @inlinable public init(rawValue: String) { self.rawValue = rawValue }
+    @inlinable public init(_ rawValue: String) { self.rawValue = rawValue }
     public var description: String { rawValue }
+
+    /// Inlinable: the server compares every request's method.
+    @inlinable
+    public static func == (a: HTTPMethod, b: HTTPMethod) -> Bool { a.rawValue == b.rawValue }
 
     public static let get = HTTPMethod("GET")
     public static let head = HTTPMethod("HEAD")
@@ -23,6 +27,15 @@ public enum HTTPVersion: Sendable, Equatable, CustomStringConvertible {
     case http1_0
     case http1_1
     public var description: String { self == .http1_0 ? "HTTP/1.0" : "HTTP/1.1" }
+
+    /// Inlinable: the server checks every request's version several times.
+    @inlinable
+    public static func == (a: HTTPVersion, b: HTTPVersion) -> Bool {
+        switch (a, b) {
+        case (.http1_0, .http1_0), (.http1_1, .http1_1): true
+        default: false
+        }
+    }
 }
 
 /// How the body of a request is delimited (RFC 9112 §6.3).
@@ -32,60 +45,10 @@ public enum HTTPBodyFraming: Sendable, Equatable {
     case chunked
 }
 
-/// A parsed request line and header section.
-public struct HTTPRequestHead: Sendable, Equatable {
-    public var method: HTTPMethod
-    /// The request target exactly as sent (origin-form, absolute-form or `*`).
-    public var target: String {
-        didSet { queryMark = Self.queryMark(of: target) }
-    }
-    /// The byte offset of the `?` in `target`, if any: found once, as
-    /// `path` and `query` are read several times per request.
-    private var queryMark: Int?
-    public var version: HTTPVersion
-    public var headers: HTTPHeaders
-    public var framing: HTTPBodyFraming
-    /// Whether the connection may carry another request after this one.
-    public var keepAlive: Bool
-    /// `Expect: 100-continue` was sent.
-    public var expectsContinue: Bool
-
-    public init(method: HTTPMethod, target: String, version: HTTPVersion = .http1_1,
-                headers: HTTPHeaders = HTTPHeaders(), framing: HTTPBodyFraming = .none,
-                keepAlive: Bool = true, expectsContinue: Bool = false) {
-        self.method = method
-        self.target = target
-        queryMark = Self.queryMark(of: target)
-        self.version = version
-        self.headers = headers
-        self.framing = framing
-        self.keepAlive = keepAlive
-        self.expectsContinue = expectsContinue
-    }
-
-    /// The path part of the target, without the query.
-    public var path: Substring {
-        guard let queryMark else { return target[...] }
-        return target[..<target.utf8.index(target.startIndex, offsetBy: queryMark)]
-    }
-
-    /// The query string after `?`, if any.
-    public var query: Substring? {
-        guard let queryMark else { return nil }
-        return target[target.utf8.index(target.startIndex, offsetBy: queryMark + 1)...]
-    }
-
-    /// By bytes: `?` is ASCII, and a Character search would run grapheme
-    /// breaking over the whole target.
-    private static func queryMark(of target: String) -> Int? {
-        target.withContiguousUTF8 { bytes in bytes.firstIndex(of: UInt8(ascii: "?")) }
-    }
-}
-
 /// A response status code with its reason phrase.
 public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     public let code: Int
-    public init(_ code: Int) { self.code = code }
+    @inlinable public init(_ code: Int) { self.code = code }
     public var description: String { "\(code) \(reasonPhrase)" }
 
     public static let `continue` = HTTPStatus(100)

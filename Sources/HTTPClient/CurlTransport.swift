@@ -1,0 +1,79 @@
+import Synchronization
+import System
+
+/// libcurl's multi interface, driven by the client's event loops: one multi
+/// handle (with its own connection pool) per loop, no extra threads,
+/// nothing blocking. Carries every request: `execute`, `https`, and any URL
+/// the own connections leave to it. A request made from a task running on
+/// one of the loops stays on that loop; any other goes to the loops in turn.
+final class CurlTransport: UpstreamTransport {
+    private let multis: [CurlMulti]
+    private let cursor = Atomic<Int>(0)
+    private let nextID = Atomic<UInt64>(1)
+
+    /// Creates one multi handle per loop. The loops may be running already.
+    init(configuration: HTTPClientConfiguration, loops: [EventLoop], stats: HTTPClientStats) throws(HTTPClientError) {
+        try CurlGlobal.initialize()
+        var multis: [CurlMulti] = []
+        for loop in loops {
+            multis.append(try CurlMulti(loop: loop, configuration: configuration, stats: stats))
+        }
+        self.multis = multis
+    }
+
+    func carries(_ request: HTTPClientRequest) -> Bool { true }
+
+    /// Sends `request` (already validated) and returns the whole response.
+    /// Cancelling the calling task aborts the transfer and throws `.cancelled`.
+    func execute(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
+        let multi = pickMulti()
+        let id = nextID.add(1, ordering: .relaxed).oldValue
+        let cancelled = CancellationFlag()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Result<HTTPClientResponse, HTTPClientError>, Never>) in
+                multi.onLoop { multi in
+                    if cancelled.isSet { return waiter.resume(returning: .failure(.cancelled)) }
+                    multi.startBuffered(id: id, request: request, waiter: waiter)
+                }
+            }
+        } onCancel: {
+            cancelled.set()
+            // Always queued, never run inline: the canceller may be anywhere.
+            multi.loop.execute { multi.cancel(id: id) }
+        }
+        return try result.get()
+    }
+
+    func stream(_ request: HTTPClientRequest, body: HTTPClientRequestBody?) async throws(HTTPClientError)
+        -> HTTPClientStreamingResponse
+    {
+        let multi = pickMulti()
+        let id = nextID.add(1, ordering: .relaxed).oldValue
+        let cancelled = CancellationFlag()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Result<HTTPClientStreamingResponse, HTTPClientError>, Never>) in
+                multi.onLoop { multi in
+                    if cancelled.isSet { return waiter.resume(returning: .failure(.cancelled)) }
+                    multi.startStreaming(id: id, request: request, body: body, waiter: waiter)
+                }
+            }
+        } onCancel: {
+            cancelled.set()
+            // Always queued, never run inline: the canceller may be anywhere.
+            multi.loop.execute { multi.cancel(id: id) }
+        }
+        return try result.get()
+    }
+
+    func shutdown() async {
+        for multi in multis {
+            await multi.loop.submit { multi.shutdown() }
+        }
+    }
+
+    /// The calling thread's own loop when it is one of ours, else the next.
+    private func pickMulti() -> CurlMulti {
+        for multi in multis where multi.loop.inLoop { return multi }
+        return multis[cursor.add(1, ordering: .relaxed).oldValue % multis.count]
+    }
+}
