@@ -299,7 +299,7 @@ final class UpstreamConnection: EventLoopHandler {
         guard generation == watchdogGeneration else { return }
         watchdogDeadline = nil
         guard let exchange, phase != .closed else { return }
-        let now = MonotonicClock.now()
+        let now = pool.loop.now
         if receivePaused || uploadPaused { exchange.lastProgress = now }
         let quiet = now > exchange.lastProgress ? now - exchange.lastProgress : 0
         if quiet >= exchange.idleTimeout {

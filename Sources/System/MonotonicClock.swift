@@ -3,13 +3,19 @@ import Glibc
 #endif
 
 /// Nanoseconds on the monotonic clock: for deadlines, never for wall time.
-public enum MonotonicClock {
+/// The event loops' clock unless a test gives them a `ManualLoopClock`.
+public struct MonotonicClock: LoopClock {
+    public init() {}
+
     @inline(__always)
     public static func now() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
+
+    @inline(__always)
+    public func now() -> UInt64 { Self.now() }
 }
 
 extension Duration {
