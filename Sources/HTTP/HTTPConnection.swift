@@ -17,7 +17,11 @@ final class HTTPConnection: EventLoopHandler {
     var registration: Registration?
     var interest: EpollEvents = [.readable, .readHangup]
     /// The connection's state, changed only through its events.
-    var machine: HTTPConnectionMachine
+    /// `@exclusivity(unchecked)`: the machine's methods are value code that
+    /// calls nothing outside it (no closure, no reference), so no access to
+    /// `machine` can begin while another is under way; the run-time check,
+    /// one per event and per read, could never fire (see EventLoop).
+    @exclusivity(unchecked) var machine: HTTPConnectionMachine
     var closed: Bool { machine.stage == .closed }
 
     // The parser and the two buffers are `@exclusivity(unchecked)`: each
