@@ -54,7 +54,6 @@ final class HTTPConnection: EventLoopHandler {
     /// a nested call (which a pipelined burst would nest once per request).
     private var processing = false
 
-
     /// The peer address this connection counts against the server's
     /// per-address cap; nil when it is not counted.
     var countedAddress: IPAddress?

@@ -96,7 +96,10 @@ struct ServerSlowClientTests {
     /// answered 429 with `Retry-After` and closed, unread; once one of the
     /// two closes, the address may connect again.
     @Test func theConnectionOverThePerAddressCapIsRefusedUntilOneCloses() async throws {
-        let server = try await TestServer.start(configure: { $0.maxConnectionsPerAddress = 2 }) { _ in .text("ok") }
+        // A manual clock: a refusal lingers until read, however slow the machine.
+        let server = try await TestServer.start(clock: ManualLoopClock(), configure: { $0.maxConnectionsPerAddress = 2 }) { _ in
+            .text("ok")
+        }
         var first: RawClient? = try server.client()
         let second = try server.client()
         for client in [first!, second] {
@@ -133,7 +136,10 @@ struct ServerSlowClientTests {
     /// rest are closed at once, unanswered, so its refusals cannot fill the
     /// server's own connection cap.
     @Test func refusalsOfOneAddressLingerOnlyAFewAtATime() async throws {
-        let server = try await TestServer.start(configure: { $0.maxConnectionsPerAddress = 1 }) { _ in .text("ok") }
+        // A manual clock: the refusals linger until read, however slow the machine.
+        let server = try await TestServer.start(clock: ManualLoopClock(), configure: { $0.maxConnectionsPerAddress = 1 }) { _ in
+            .text("ok")
+        }
         let held = try server.client()
         await held.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
         #expect(await held.readResponses(1).first?.status == 200)
