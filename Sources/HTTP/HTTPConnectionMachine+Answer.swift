@@ -6,6 +6,7 @@ extension HTTPConnectionMachine {
     /// (one has begun already, or the connection is done). A body still
     /// coming cannot be skipped safely: the connection then ends after
     /// this response.
+    @inline(__always)
     mutating func responseStarts() -> Bool {
         guard stage == .active, answer == .pending || answer == .promised else { return false }
         answer = .started
@@ -57,6 +58,7 @@ extension HTTPConnectionMachine {
     enum Drained { case nothing, completeResponse, finish }
 
     /// Everything queued is written.
+    @inline(__always)
     mutating func outputDrained() -> Drained {
         writeDeadline = 0
         if stage == .active { return answer == .finished ? .completeResponse : .nothing }
@@ -73,6 +75,7 @@ extension HTTPConnectionMachine {
     }
 
     /// The response in flight is written whole.
+    @inline(__always)
     mutating func responseCompleted(draining: Bool, now: UInt64) -> Completion {
         stage = .idle
         answer = .pending

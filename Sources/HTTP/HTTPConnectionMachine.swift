@@ -124,6 +124,7 @@ struct HTTPConnectionMachine {
 
     /// Unanswered bytes past the request in flight: over `limit`, reading
     /// pauses until the response is done (true: stop reading).
+    @inline(__always)
     mutating func pipelined(pendingBytes: Int, limit: Int) -> Bool {
         guard stage == .active, bodyComplete, pendingBytes > limit else { return false }
         pauses.insert(.pipeline)
