@@ -42,13 +42,10 @@ extension HTTPConnection {
     /// answer to the same request (the server already refused it, or the
     /// connection is gone) is dropped.
     func send(_ response: HTTPResponse) -> HTTPBodyProducer? {
-        guard !closed, inFlight, !responseStarted else { return nil }
-        responseStarted = true
-        if !bodyComplete {
-            // The handler answered before the body was in: it cannot be
-            // skipped safely, so this connection ends after the response.
-            keepAlive = false
-        }
+        // The handler may answer before the body is in: it cannot be
+        // skipped safely, so this connection then ends after the response.
+        guard machine.responseStarts() else { return nil }
+        let isHeadRequest = machine.isHeadRequest
         let mayHaveBody = response.status.allowsBody
         var producer: HTTPBodyProducer?
         switch response.body {
@@ -64,8 +61,8 @@ extension HTTPConnection {
             // what tells a whole body from a cut one. HTTP/1.0 has no
             // chunked coding (RFC 9112 §6.1): close-delimited, and a failure
             // then ends the connection with a reset (`close`).
-            let chunked = length == nil && mayHaveBody && !isHTTP10
-            if length == nil, !chunked { keepAlive = false } // close-delimited
+            let chunked = length == nil && mayHaveBody && !machine.isHTTP10
+            if length == nil, !chunked { machine.closeDelimited() }
             writeHead(response, length: mayHaveBody ? length : nil, chunked: chunked)
             if isHeadRequest || !mayHaveBody {
                 finishBody()
@@ -81,14 +78,14 @@ extension HTTPConnection {
 
     private func writeHead(_ response: HTTPResponse, length: Int?, chunked: Bool) {
         ResponseHead.write(status: response.status, headers: response.headers, date: owner.dateCache.current(),
-                           contentLength: length, chunked: chunked, keepAlive: keepAlive,
-                           announceKeepAlive: isHTTP10, into: &output)
+                           contentLength: length, chunked: chunked, keepAlive: machine.keepAlive,
+                           announceKeepAlive: machine.isHTTP10, into: &output)
     }
 
     /// Queues one piece of a streamed body; suspends the writer while too
     /// much is queued.
     func writeBodyPiece(_ bytes: [UInt8], continuation: CheckedContinuation<Void, any Error>) {
-        guard !closed, responseStarted, !responseFinished else {
+        guard machine.isStreaming else {
             continuation.resume(throwing: HTTPWriteError())
             return
         }
@@ -112,7 +109,7 @@ extension HTTPConnection {
     }
 
     func endStreamedBody() {
-        guard !closed, responseStarted, !responseFinished else { return }
+        guard machine.isStreaming else { return }
         if let declared = response.declaredLength, response.sentBodyBytes != declared {
             close() // a short body must not look complete, and is reset
             return
@@ -123,7 +120,7 @@ extension HTTPConnection {
     }
 
     private func finishBody() {
-        responseFinished = true
+        machine.responseFinished()
     }
 
     /// Writes what is queued; on completion of a response, moves on to the
@@ -135,9 +132,9 @@ extension HTTPConnection {
             switch result {
             case .done(let count):
                 outputStart += count
-                writeDeadline = loop.now &+ owner.spans.write
+                machine.wrote(now: loop.now)
             case .wouldBlock:
-                if writeDeadline == 0 { writeDeadline = loop.now &+ owner.spans.write }
+                machine.writeBlocked(now: loop.now)
                 setInterest(interest.union(.writable))
                 return
             case .closed, .failed:
@@ -147,31 +144,25 @@ extension HTTPConnection {
         }
         output.removeAll(keepingCapacity: output.capacity <= 256 * 1024)
         outputStart = 0
-        writeDeadline = 0
+        let drained = machine.outputDrained()
         setInterest(interest.subtracting(.writable))
         response.resumeWaiters()
-        if responseFinished, inFlight { completeResponse() }
-        else if !inFlight, !keepAlive { closeAfterFlush() }
+        switch drained {
+        case .nothing: break
+        case .completeResponse: completeResponse()
+        case .finish: closeAfterFlush()
+        }
     }
 
     private func completeResponse() {
-        inFlight = false
-        responseStarted = false
-        responseFinished = false
-        if !keepAlive || peerClosed || owner.draining {
+        switch machine.responseCompleted(draining: owner.draining, now: loop.now) {
+        case .finish:
             closeAfterFlush()
-            return
-        }
-        idleDeadline = loop.now &+ owner.spans.idle
-        if readPausedForPipeline {
-            readPausedForPipeline = false
-            updateReading()
-        }
-        process()
-        if !closed, !inFlight, inputStart < input.count {
+        case .next(let resumeReading):
+            if resumeReading { updateReading() }
+            process()
             // Part of a pipelined head is waiting: the header timeout runs.
-            idleDeadline = 0
-            headDeadline = loop.now &+ owner.spans.header
+            if inputStart < input.count { machine.partialHeadWaits(now: loop.now) }
         }
     }
 
@@ -180,35 +171,26 @@ extension HTTPConnection {
         owner.stats.rejectedRequests.add(1, ordering: .relaxed)
         bodyStream?.fail(.connectionClosed)
         bodyStream = nil
-        bodyComplete = true
-        guard !responseStarted else {
-            close()
-            return
-        }
-        answerAndClose(error.status)
+        if machine.bodyCut() { close() } else { answerAndClose(error.status) }
     }
 
     /// Refused at accept (its address holds too many connections): 429
     /// with `Retry-After`, written before anything is read, then a
     /// lingering close that discards what the client sends meanwhile.
     func refuseOverAddressCap() {
-        refusedUnread = true
-        headDeadline = 0
+        machine.refusedAtAccept()
         answerAndClose(.tooManyRequests, headers: ["Retry-After": "1"])
     }
 
     /// Writes a small JSON error of the server's own and ends the connection.
     func answerAndClose(_ status: HTTPStatus, headers extra: HTTPHeaders = HTTPHeaders()) {
-        inFlight = true
-        responseStarted = true
-        keepAlive = false
+        machine.serverAnswers()
         let code = status.reasonPhrase.lowercased().replacing(" ", with: "_")
         let body = Array("{\"error\":\"\(code)\",\"error_description\":\"\(status.reasonPhrase).\"}".utf8)
         var headers = extra
         headers.add("Content-Type", "application/json")
         writeHead(HTTPResponse(status: status, headers: headers), length: body.count, chunked: false)
         output.append(contentsOf: body)
-        responseFinished = true
         flush()
     }
 }

@@ -4,7 +4,9 @@ import HTTPCodec
 
 /// One accepted TCP connection: reads and parses requests, hands each to
 /// a worker task on this loop (see `RequestWorkers`), and writes the
-/// responses in order.
+/// responses in order. Its state (stage, the request's progress, why
+/// reading pauses, deadlines) is `machine`; this class performs what the
+/// machine answers on the socket, the buffers and the request's body.
 /// Owns its descriptor; touched only on its loop's thread.
 final class HTTPConnection: EventLoopHandler {
     let fd: Int32
@@ -15,7 +17,13 @@ final class HTTPConnection: EventLoopHandler {
     var loop: EventLoop { owner.loop }
     var registration: Registration?
     var interest: EpollEvents = [.readable, .readHangup]
-    private(set) var closed = false
+    /// The connection's state, changed only through its events.
+    /// `@exclusivity(unchecked)`: the machine's methods are value code that
+    /// calls nothing outside it (no closure, no reference), so no access to
+    /// `machine` can begin while another is under way; the run-time check,
+    /// one per event and per read, could never fire (see EventLoop).
+    @exclusivity(unchecked) var machine: HTTPConnectionMachine
+    var closed: Bool { machine.stage == .closed }
 
     // The parser and the two buffers are `@exclusivity(unchecked)`: each
     // is changed in place by calls that never reach back into this
@@ -30,21 +38,8 @@ final class HTTPConnection: EventLoopHandler {
     @exclusivity(unchecked) var output: [UInt8] = []
     var outputStart = 0
 
-    // The request being answered (one at a time; pipelined ones wait).
-    var inFlight = false
+    /// The body of the request in flight, while it is read.
     var bodyStream: RequestBodyStream?
-    var bodyComplete = true
-    var keepAlive = true
-    var isHeadRequest = false
-    var isHTTP10 = false
-    var expectsContinue = false
-    var continueSent = false
-    var responseStarted = false
-    var responseFinished = false
-    var peerClosed = false
-    var readPausedForBody = false
-    var readPausedForPipeline = false
-    var lingering = false
     /// Unchecked like the buffers: its waiters are taken out before they
     /// are resumed, and a resumption only queues the waiting task.
     @exclusivity(unchecked) var response = ResponseProgress()
@@ -55,23 +50,10 @@ final class HTTPConnection: EventLoopHandler {
     /// How many requests this connection has started: an answer promised
     /// `later` names its request by this number.
     private(set) var requestNumber: UInt64 = 0
-    /// The request in flight was promised an answer `later` that has not
-    /// come: only then is a later answer taken (one for a request that was
-    /// answered now, or went to a worker, is dropped).
-    private var laterPending = false
     /// `process` is running: a response answered at once completes inside
     /// it, and its loop moves on to the next pipelined request rather than
     /// a nested call (which a pipelined burst would nest once per request).
     private var processing = false
-
-    // Deadlines on the monotonic clock; 0 means none.
-    var headDeadline: UInt64 = 0
-    var idleDeadline: UInt64 = 0
-    var writeDeadline: UInt64 = 0
-    var lingerDeadline: UInt64 = 0
-    var lastBodyActivity: UInt64 = 0
-    /// The body's minimum-rate deadline (see `BodyRateDeadline`).
-    var bodyDeadline = BodyRateDeadline()
 
     /// The peer address this connection counts against the server's
     /// per-address cap; nil when it is not counted.
@@ -79,20 +61,18 @@ final class HTTPConnection: EventLoopHandler {
     /// The address this connection was refused for (over the cap), while
     /// its refusal lingers; nil otherwise.
     var refusedAddress: IPAddress?
-    /// Refused at accept, unread: closing waits for the peer's bytes to be
-    /// discarded, so that a reset cannot destroy the refusal.
-    var refusedUnread = false
 
     init(fd: Int32, peer: SocketAddress?, owner: ServerLoopState) {
         self.fd = fd
         self.peer = peer
         self.owner = owner
         parser = HTTPRequestParser(limits: owner.configuration.parserLimits)
+        machine = HTTPConnectionMachine(spans: owner.spans)
     }
 
     func start() throws(SystemError) {
         registration = try loop.register(fd, for: interest, handler: self)
-        headDeadline = loop.now &+ owner.spans.header
+        machine.started(now: loop.now)
     }
 
     func handleEvents(_ events: EpollEvents) {
@@ -115,7 +95,7 @@ final class HTTPConnection: EventLoopHandler {
             let result = owner.readBuffer.withUnsafeMutableBytes { Socket.read(fd, into: $0) }
             switch result {
             case .done(let count):
-                if lingering {
+                if machine.stage == .lingering {
                     // Discarding: a bounded amount per wake-up, so a peer
                     // that keeps sending cannot hold the loop.
                     discarded += count
@@ -123,10 +103,7 @@ final class HTTPConnection: EventLoopHandler {
                     continue
                 }
                 input.append(contentsOf: owner.readBuffer[0..<count])
-                if !inFlight, headDeadline == 0 {
-                    idleDeadline = 0
-                    headDeadline = loop.now &+ owner.spans.header
-                }
+                machine.bytesArrived(now: loop.now)
                 if count < owner.readBuffer.count { process(); return }
                 process()
             case .wouldBlock:
@@ -141,13 +118,7 @@ final class HTTPConnection: EventLoopHandler {
     /// End of stream from the peer: answer what was fully received, drop
     /// what was not.
     private func peerFinishedSending() {
-        if lingering || !inFlight || !bodyComplete {
-            close()
-            return
-        }
-        peerClosed = true
-        keepAlive = false
-        updateReading()
+        if machine.peerFinished() { close() } else { updateReading() }
     }
 
     /// Parses as far as the current state allows: the head of the next
@@ -158,8 +129,7 @@ final class HTTPConnection: EventLoopHandler {
         defer { processing = false }
         // A response that ends the connection (an answer given at once can
         // complete in here) ends the parsing too: nothing after it is run.
-        while !closed, !lingering, inFlight || keepAlive, !(inFlight && bodyComplete),
-              inputStart < input.count || (inFlight && !bodyComplete) {
+        while machine.mayParse(hasInput: inputStart < input.count) {
             let parsed = input.withUnsafeBytes { raw in
                 Result { () throws(HTTPParseError) in try parser.parse(UnsafeRawBufferPointer(rebasing: raw[inputStart...])) }
             }
@@ -183,21 +153,16 @@ final class HTTPConnection: EventLoopHandler {
             case .body(let range):
                 receiveBody(Array(input[(base + range.lowerBound)..<(base + range.upperBound)]))
             case .end:
-                bodyComplete = true
-                bodyDeadline.stop()
+                let resume = machine.bodyEnded()
                 bodyStream?.finish()
                 bodyStream = nil
-                if readPausedForBody {
-                    // The body is all here; the next request may follow.
-                    readPausedForBody = false
-                    updateReading()
-                }
+                // The body is all here; the next request may follow.
+                if resume { updateReading() }
             }
         }
         compactInput()
-        if inFlight, bodyComplete, input.count - inputStart > owner.configuration.parserLimits.maxHeaderBytes {
-            // Pipelined bytes pile up behind a slow response: stop reading.
-            readPausedForPipeline = true
+        // Pipelined bytes pile up behind a slow response: stop reading.
+        if machine.pipelined(pendingBytes: input.count - inputStart, limit: owner.configuration.parserLimits.maxHeaderBytes) {
             updateReading()
         }
     }
@@ -213,33 +178,17 @@ final class HTTPConnection: EventLoopHandler {
     }
 
     private func receiveBody(_ bytes: [UInt8]) {
-        lastBodyActivity = loop.now
-        bodyDeadline.received(bytes.count, minRate: owner.spans.bodyMinRate)
+        machine.bodyArrived(bytes.count, now: loop.now)
         guard let bodyStream, !bytes.isEmpty else { return }
-        if !bodyStream.push(bytes), !readPausedForBody {
-            readPausedForBody = true
-            bodyDeadline.pause(now: lastBodyActivity)
-            updateReading()
-        }
+        if !bodyStream.push(bytes), machine.bodyReaderBehind(now: loop.now) { updateReading() }
     }
 
     private func startRequest(_ head: consuming HTTPRequestHead) {
-        inFlight = true
         requestNumber &+= 1
-        headDeadline = 0
-        idleDeadline = 0
-        keepAlive = head.keepAlive && !owner.draining
-        isHeadRequest = head.method == .head
-        isHTTP10 = head.version == .http1_0
-        expectsContinue = head.expectsContinue
-        continueSent = false
-        responseStarted = false
-        responseFinished = false
+        machine.headParsed(keepAlive: head.keepAlive, isHead: head.method == .head, isHTTP10: head.version == .http1_0,
+                           expectsContinue: head.expectsContinue, draining: owner.draining, now: loop.now)
         response = ResponseProgress()
-        lastBodyActivity = loop.now
-        bodyDeadline.begin(grace: owner.spans.bodyGrace)
         owner.stats.requests.add(1, ordering: .relaxed)
-        bodyComplete = false // the parser reports `.end` after the body, or next when there is none
 
         let body: HTTPRequestBody
         switch head.framing {
@@ -249,13 +198,12 @@ final class HTTPConnection: EventLoopHandler {
                 switch immediate(request, HTTPLaterAnswer(connection: self, request: requestNumber)) {
                 case .now(let answer):
                     // Nothing comes between the head and its `.end`.
-                    bodyComplete = true
+                    machine.answeredWithoutBody(later: false)
                     owner.stats.answeredWithoutTask.add(1, ordering: .relaxed)
                     answerAtOnce(answer)
                     return
                 case .later:
-                    bodyComplete = true
-                    laterPending = true
+                    machine.answeredWithoutBody(later: true)
                     owner.stats.answeredWithoutTask.add(1, ordering: .relaxed)
                     return
                 case .declined:
@@ -265,11 +213,11 @@ final class HTTPConnection: EventLoopHandler {
             owner.workers.submit(request, from: self)
             return
         case .contentLength(let length):
-            armBodyDeadline(clientWaits: expectsContinue)
+            machine.bodyAnnounced(now: loop.now)
             bodyStream = RequestBodyStream { [bound = LoopBound(self, loop: loop)] in bound.withValue { $0.bodyDemanded() } }
             body = HTTPRequestBody(stream: bodyStream, declaredLength: length)
         case .chunked:
-            armBodyDeadline(clientWaits: expectsContinue)
+            machine.bodyAnnounced(now: loop.now)
             bodyStream = RequestBodyStream { [bound = LoopBound(self, loop: loop)] in bound.withValue { $0.bodyDemanded() } }
             body = HTTPRequestBody(stream: bodyStream, declaredLength: nil)
         }
@@ -281,8 +229,7 @@ final class HTTPConnection: EventLoopHandler {
     /// (not when the connection has closed, or it was answered).
     func answerLater(_ response: HTTPResponse, request number: UInt64) {
         loop.assertInLoop()
-        guard number == requestNumber, laterPending, inFlight, !closed else { return }
-        laterPending = false
+        guard number == requestNumber, machine.takePromise() else { return }
         answerAtOnce(response)
     }
 
@@ -297,17 +244,12 @@ final class HTTPConnection: EventLoopHandler {
     /// The handler wants body bytes: send `100 Continue` if the client
     /// waits for it, and resume reading if back-pressure had paused it.
     func bodyDemanded() {
-        guard !closed else { return }
-        lastBodyActivity = loop.now
-        if expectsContinue, !continueSent, !responseStarted {
-            continueSent = true
+        let demand = machine.bodyDemanded(now: loop.now)
+        if demand.sendContinue {
             output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
             flush()
         }
-        armBodyDeadline(clientWaits: false)
-        if readPausedForBody {
-            readPausedForBody = false
-            bodyDeadline.resume(now: lastBodyActivity)
+        if demand.resumeReading, !closed {
             updateReading()
             readAvailable()
         }
@@ -317,8 +259,7 @@ final class HTTPConnection: EventLoopHandler {
     /// goes with it: a level-triggered EPOLLRDHUP that nothing reads would
     /// wake the loop again and again.
     func updateReading() {
-        let paused = !lingering && (readPausedForBody || readPausedForPipeline || peerClosed)
-        setInterest(paused ? interest.subtracting([.readable, .readHangup]) : interest.union([.readable, .readHangup]))
+        setInterest(machine.wantsToRead ? interest.union([.readable, .readHangup]) : interest.subtracting([.readable, .readHangup]))
     }
 
     func setInterest(_ events: EpollEvents) {
@@ -335,9 +276,11 @@ final class HTTPConnection: EventLoopHandler {
     /// ends with a reset, so that the client can never take a cut body for
     /// a whole one (a body framed by the close would otherwise just end).
     func close() {
-        guard !closed else { return }
-        closed = true
-        if responseStarted, !responseFinished { Socket.resetOnClose(fd) }
+        switch machine.close() {
+        case .alreadyClosed: return
+        case .reset: Socket.resetOnClose(fd)
+        case .close: break
+        }
         if let registration { loop.deregister(registration, fd: fd) }
         registration = nil
         Socket.close(fd)
@@ -351,22 +294,20 @@ final class HTTPConnection: EventLoopHandler {
     /// moment before closing, so a client still sending does not get a
     /// reset that destroys the response in flight.
     func closeAfterFlush() {
-        keepAlive = false
-        if outputStart < output.count { return } // flush() comes back here
-        guard !closed else { return }
-        if peerClosed || (!refusedUnread && inputStart == input.count && bodyComplete) {
+        // Output still queued: flush() comes back here.
+        switch machine.finish(outputPending: outputStart < output.count, inputPending: inputStart < input.count, now: loop.now) {
+        case .wait:
+            break
+        case .close:
             close()
-            return
+        case .linger:
+            Socket.shutdownWrite(fd)
+            setInterest([.readable, .readHangup])
         }
-        lingering = true
-        Socket.shutdownWrite(fd)
-        lingerDeadline = loop.now &+ 2_000_000_000
-        setInterest([.readable, .readHangup])
     }
 
     /// Shutdown began: close now if idle, else after this response.
     func drain() {
-        keepAlive = false
-        if !inFlight, !lingering { close() }
+        if machine.drain() { close() }
     }
 }

@@ -6,7 +6,7 @@ import System
 extension UpstreamConnection {
     func readAvailable() {
         let buffer = pool.readBuffer
-        while exchange != nil, !receivePaused {
+        while exchange != nil, !machine.isReceivePaused {
             switch Socket.read(fd, into: buffer) {
             case .done(let count):
                 received(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
@@ -28,13 +28,13 @@ extension UpstreamConnection {
 
     private func received(_ bytes: UnsafeRawBufferPointer) {
         guard let exchange else { return }
-        receivedAny = true
+        machine.bytesReceived()
         exchange.lastProgress = pool.loop.now
         var leftover: Int
         if pending.isEmpty {
             let used = process(bytes)
             leftover = bytes.count - used
-            if leftover > 0, self.exchange != nil, !responseDone {
+            if leftover > 0, self.exchange != nil, !machine.isResponseDone {
                 pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[used...]))
                 leftover = 0
             }
@@ -42,7 +42,7 @@ extension UpstreamConnection {
             pending.append(contentsOf: bytes)
             leftover = processPending()
         }
-        if responseDone, self.exchange != nil { complete(extraBytes: leftover > 0) }
+        if machine.isResponseDone, self.exchange != nil { complete(extraBytes: leftover > 0) }
     }
 
     /// Processes `pending` from its start; returns how many bytes are left
@@ -52,7 +52,7 @@ extension UpstreamConnection {
         let bytes = pending
         pending = []
         let used = bytes.withUnsafeBytes { process($0) }
-        if responseDone { return bytes.count - used }
+        if machine.isResponseDone { return bytes.count - used }
         if exchange != nil, used < bytes.count { pending = Array(bytes[used...]) }
         return 0
     }
@@ -62,7 +62,7 @@ extension UpstreamConnection {
     /// failed.
     private func process(_ bytes: UnsafeRawBufferPointer) -> Int {
         var offset = 0
-        while let exchange, !responseDone {
+        while let exchange, !machine.isResponseDone {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
             guard let response else {
                 guard let end = UpstreamResponseParser.headEnd(rest) else {
@@ -104,14 +104,14 @@ extension UpstreamConnection {
             }
             switch response.framing {
             case .none:
-                responseDone = true
+                machine.responseDone()
             case .length:
                 let count = min(remaining, rest.count)
                 if count == 0 { return offset }
                 guard offer(UnsafeRawBufferPointer(rebasing: rest[..<count]), exchange) else { return offset }
                 offset += count
                 remaining -= count
-                if remaining == 0 { responseDone = true }
+                if remaining == 0 { machine.responseDone() }
             case .untilClose:
                 if rest.isEmpty { return offset }
                 guard offer(rest, exchange) else { return offset }
@@ -130,7 +130,7 @@ extension UpstreamConnection {
                     offset += count
                 case .end(let count):
                     offset += count
-                    responseDone = true
+                    machine.responseDone()
                 }
             }
         }
@@ -144,7 +144,7 @@ extension UpstreamConnection {
         let body: HTTPClientResponseBody
         if let whole {
             remaining = 0
-            responseDone = true
+            machine.responseDone()
             body = HTTPClientResponseBody(whole: whole)
         } else {
             // A body without framing, or sized at 0, has gone whole.
@@ -168,7 +168,7 @@ extension UpstreamConnection {
         }
         // Made with the head: bytes are offered only after it.
         guard exchange.channel!.offer(bytes) else {
-            receivePaused = true
+            machine.receivePaused()
             updateInterest()
             return false
         }
@@ -178,11 +178,10 @@ extension UpstreamConnection {
 
     /// The reader has drained enough: what waited is delivered, then reading goes on.
     func resumeReceive() {
-        guard receivePaused, exchange != nil else { return }
-        receivePaused = false
+        guard exchange != nil, machine.receiveResumed() else { return }
         if !pending.isEmpty {
             let leftover = processPending()
-            if responseDone, exchange != nil { return complete(extraBytes: leftover > 0) }
+            if machine.isResponseDone, exchange != nil { return complete(extraBytes: leftover > 0) }
         }
         if registration == nil { return readAvailable() }
         updateInterest()
@@ -195,17 +194,17 @@ extension UpstreamConnection {
     /// leaves the next read to find a plain end of stream.
     private func endOfStream(reset: Bool) {
         guard let exchange else { return close() }
-        if !reset, !sendBroken, let response, response.framing == .untilClose {
-            responseDone = true
-            return complete(extraBytes: false)
-        }
-        if !receivedAny, served > 0, exchange.mayRetry {
+        switch machine.endOfStream(reset: reset, untilClose: response?.framing == .untilClose, mayRetry: exchange.mayRetry) {
+        case .complete:
+            complete(extraBytes: false)
+        case .retry:
             // A pooled connection the server had closed before it could
             // read this request: send it once more on a new connection.
             detach()
             exchange.retried = true
-            return pool.retry(exchange, replacing: self)
+            pool.retry(exchange, replacing: self)
+        case .fail:
+            fail(.connectionClosed)
         }
-        fail(.connectionClosed)
     }
 }

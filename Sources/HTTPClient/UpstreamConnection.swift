@@ -10,32 +10,31 @@ import System
 /// a write is blocked, and reading stops only while the body's reader is
 /// behind.
 ///
+/// Its state (stage, the request's and the answer's progress, the
+/// watchdog) is `machine`; this class performs what the machine answers
+/// on the socket, the buffers and the exchange.
+///
 /// Loop-confined: every method runs on the pool's loop thread. Reading
 /// and delivering the answer is in UpstreamConnection+Receiving.swift.
 final class UpstreamConnection: EventLoopHandler {
-    enum Phase { case resolving, connecting, ready, closed }
-
     let pool: UpstreamPool
     let endpoint: String
     /// Where this connection waits between exchanges: its endpoint's list,
     /// held here so that going back to the pool hashes nothing.
     let idleList: IdleList
-    var phase = Phase.resolving
+    /// The connection's state, changed only through its events.
+    /// `@exclusivity(unchecked)`: the machine's methods are value code that
+    /// calls nothing outside it (no closure, no reference), so no access to
+    /// `machine` can begin while another is under way; the run-time check,
+    /// one per event and per read, could never fire (see EventLoop).
+    @exclusivity(unchecked) var machine = UpstreamConnectionMachine()
     var fd: Int32 = -1
     var registration: Registration?
     var interest: EpollEvents = []
-    /// Exchanges this connection finished: a reused connection may find
-    /// the server closed it meanwhile.
-    var served = 0
     /// When it last went back to the pool (loop time).
     var idleSince: UInt64 = 0
     /// `EventLoop.passes` when it went idle (see `UpstreamPool.takeIdle`).
     var idlePass: UInt64 = 0
-    /// The one pending watchdog timer (by generation: a newer one
-    /// supersedes it) and its deadline, so a request does not leave a timer
-    /// behind in the loop's heap for every exchange.
-    var watchdogGeneration: UInt64 = 0
-    var watchdogDeadline: UInt64?
 
     // `exchange`, `outbound`, `pending`, `response`, `decoder` are
     // `@exclusivity(unchecked)`: loop-confined, and replaced only while
@@ -46,19 +45,12 @@ final class UpstreamConnection: EventLoopHandler {
     // Sending.
     @exclusivity(unchecked) var outbound: [UInt8] = []
     var outboundOffset = 0
-    var uploadEnded = false
-    var uploadPaused = false
-    var requestSent = false
-    var sendBroken = false
     // Receiving.
     @exclusivity(unchecked) var pending: [UInt8] = []
     @exclusivity(unchecked) var response: UpstreamResponseHead.Frame?
     var remaining = 0
     @exclusivity(unchecked) var decoder = ChunkedDecoder()
-    var receivedAny = false
     var receivedBytes = 0
-    var receivePaused = false
-    var responseDone = false
 
     init(pool: UpstreamPool, endpoint: String, idleList: IdleList) {
         self.pool = pool
@@ -84,7 +76,7 @@ final class UpstreamConnection: EventLoopHandler {
     }
 
     private func resolved(_ result: Result<IPAddress, NameResolutionError>, port: UInt16) {
-        guard phase == .resolving else { return }
+        guard machine.stage == .resolving else { return }
         switch result {
         case .success(let address): connect(to: address, port: port)
         case .failure: fail(.connectFailed)
@@ -95,23 +87,23 @@ final class UpstreamConnection: EventLoopHandler {
         do {
             let (fd, inProgress) = try Socket.connect(to: SocketAddress(ip: address, port: port))
             self.fd = fd
-            phase = inProgress ? .connecting : .ready
+            machine.connecting(inProgress: inProgress)
             interest = inProgress ? [.writable] : [.readable, .readHangup]
             registration = try pool.loop.register(fd, for: interest, handler: self)
         } catch {
             return fail(.connectFailed)
         }
-        if phase == .ready { sendMore() }
+        if machine.stage == .exchanging { sendMore() }
     }
 
     private func connectTimerFired() {
-        guard phase == .resolving || phase == .connecting else { return }
+        guard machine.isOpening else { return }
         fail(.timedOut(requestSent: false))
     }
 
     private func connected() {
         guard Socket.pendingError(fd) == 0 else { return fail(.connectFailed) }
-        phase = .ready
+        machine.connected()
         sendMore()
     }
 
@@ -128,40 +120,33 @@ final class UpstreamConnection: EventLoopHandler {
         pool.running[exchange.id] = self
         pool.stats.activeTransfers.add(1, ordering: .relaxed)
         let deadline = pool.loop.now &+ exchange.idleTimeout
-        if watchdogDeadline.map({ deadline < $0 }) ?? true { armWatchdog(after: exchange.idleTimeout) }
+        if machine.attach(hasUpload: exchange.upload != nil, deadline: deadline) { armWatchdog(after: exchange.idleTimeout) }
         outbound = exchange.head
         outboundOffset = 0
-        uploadEnded = exchange.upload == nil
-        uploadPaused = false
-        requestSent = false
-        sendBroken = false
         response = nil
         decoder = ChunkedDecoder()
-        receivedAny = false
         receivedBytes = 0
-        responseDone = false
     }
 
     // MARK: Events
 
     func handleEvents(_ events: EpollEvents) {
-        switch phase {
+        switch machine.stage {
         case .connecting:
             connected()
-        case .ready:
-            if exchange == nil {
-                // An idle connection has nothing to read: the server closed
-                // it, or broke the protocol. Either way it is done.
-                return close()
-            }
-            if receivePaused {
+        case .idle:
+            // An idle connection has nothing to read: the server closed
+            // it, or broke the protocol. Either way it is done.
+            close()
+        case .exchanging:
+            if machine.isReceivePaused {
                 // Not reading, and epoll cannot mask these: reported on every
                 // pass, they would spin the loop until the reader catches up.
                 if !events.isDisjoint(with: [.hangup, .error]) { stopWatching() }
             } else if !events.isDisjoint(with: [.readable, .hangup, .error, .readHangup]) {
                 readAvailable()
             }
-            if events.contains(.writable), phase == .ready { sendMore() }
+            if events.contains(.writable), machine.stage != .closed { sendMore() }
         case .resolving, .closed:
             break
         }
@@ -172,7 +157,7 @@ final class UpstreamConnection: EventLoopHandler {
     /// Writes what is queued, then the body as its source provides it,
     /// until the socket or the source has to be waited for.
     private func sendMore() {
-        guard let exchange, phase == .ready, !sendBroken else { return }
+        guard let exchange, machine.mayWrite else { return }
         while true {
             if outboundOffset < outbound.count {
                 let result = outbound.withUnsafeBytes { all in
@@ -188,7 +173,7 @@ final class UpstreamConnection: EventLoopHandler {
                 case .closed, .failed:
                     // The reply (or the close) is read next; a server may
                     // answer early and stop reading the body.
-                    sendBroken = true
+                    machine.sendFailed()
                     outbound = []
                     outboundOffset = 0
                     return updateInterest()
@@ -198,11 +183,8 @@ final class UpstreamConnection: EventLoopHandler {
             // let go of it rather than copy it to keep its capacity.
             if exchange.upload == nil { outbound = [] } else { outbound.removeAll(keepingCapacity: true) }
             outboundOffset = 0
-            if uploadEnded {
-                requestSent = true
-                return updateInterest()
-            }
-            guard let upload = exchange.upload, !uploadPaused else { return updateInterest() }
+            if machine.queueEmptied() { return updateInterest() } // the whole request has left
+            guard let upload = exchange.upload, machine.mayReadUpload else { return updateInterest() }
             switch upload.read(into: pool.uploadBuffer) {
             case .bytes(let count):
                 let piece = UnsafeRawBufferPointer(rebasing: pool.uploadBuffer[..<count])
@@ -215,11 +197,11 @@ final class UpstreamConnection: EventLoopHandler {
                     outbound.append(contentsOf: piece)
                 }
             case .pause:
-                uploadPaused = true
+                machine.uploadPaused()
                 return updateInterest()
             case .end:
                 if exchange.chunked { outbound.append(contentsOf: "0\r\n\r\n".utf8) }
-                uploadEnded = true
+                machine.uploadEnded()
             case .failed:
                 return fail(.requestBodyFailed)
             }
@@ -228,9 +210,7 @@ final class UpstreamConnection: EventLoopHandler {
 
     /// The body's source has a piece again.
     func uploadReadable() {
-        guard uploadPaused else { return }
-        uploadPaused = false
-        sendMore()
+        if machine.uploadReadable() { sendMore() }
     }
 
     // MARK: The end
@@ -241,11 +221,10 @@ final class UpstreamConnection: EventLoopHandler {
     /// and a socket that failed or hung up while reading was paused.
     func complete(extraBytes: Bool) {
         guard let exchange, let response else { return }
-        let reusable = response.keepAlive && requestSent && !sendBroken && !extraBytes && registration != nil
+        let reusable = machine.completed(keepAlive: response.keepAlive, extraBytes: extraBytes, watched: registration != nil)
         detach()
         exchange.channel?.finish(.success(()))
         if reusable {
-            served += 1
             pool.release(self)
         } else {
             close()
@@ -275,20 +254,13 @@ final class UpstreamConnection: EventLoopHandler {
         pool.stats.activeTransfers.subtract(1, ordering: .relaxed)
         exchange.stopUpload()
         pending = []
-        receivePaused = false
-        uploadPaused = false
+        machine.detach()
     }
-
-    /// Whether the request has fully left, or the server answered (for a
-    /// timeout's "outcome unknown").
-    private var requestMayHaveArrived: Bool { requestSent || receivedAny }
 
     /// The timer holds the connection until its deadline (a weak
     /// reference would put every retain of it on the slow path).
     private func armWatchdog(after delay: UInt64) {
-        watchdogGeneration &+= 1
-        watchdogDeadline = pool.loop.now &+ delay
-        let generation = watchdogGeneration
+        let generation = machine.watchdogArmed(deadline: pool.loop.now &+ delay)
         pool.loop.schedule(after: .nanoseconds(Int64(delay))) { [self] in watchdogFired(generation) }
     }
 
@@ -296,16 +268,17 @@ final class UpstreamConnection: EventLoopHandler {
     /// neither side of ours held it paused. Idle in the pool, the
     /// connection needs no timer until its next exchange.
     private func watchdogFired(_ generation: UInt64) {
-        guard generation == watchdogGeneration else { return }
-        watchdogDeadline = nil
-        guard let exchange, phase != .closed else { return }
-        let now = MonotonicClock.now()
-        if receivePaused || uploadPaused { exchange.lastProgress = now }
-        let quiet = now > exchange.lastProgress ? now - exchange.lastProgress : 0
-        if quiet >= exchange.idleTimeout {
-            fail(.timedOut(requestSent: requestMayHaveArrived))
-        } else {
-            armWatchdog(after: exchange.idleTimeout - quiet)
+        // Idle (no exchange), the machine has nothing to watch.
+        let now = pool.loop.now
+        var progress = exchange?.lastProgress ?? now
+        switch machine.watchdogFired(generation, now: now, lastProgress: &progress, idleTimeout: exchange?.idleTimeout ?? 0) {
+        case .nothing:
+            return
+        case .timedOut:
+            fail(.timedOut(requestSent: machine.requestMayHaveArrived))
+        case .rearm(let delay):
+            exchange?.lastProgress = progress
+            armWatchdog(after: delay)
         }
     }
 
@@ -337,9 +310,8 @@ final class UpstreamConnection: EventLoopHandler {
     }
 
     func updateInterest() {
-        guard phase == .ready, let registration else { return }
-        var wanted: EpollEvents = receivePaused ? [] : [.readable, .readHangup]
-        if outboundOffset < outbound.count { wanted.insert(.writable) }
+        guard machine.stage == .exchanging || machine.stage == .idle, let registration else { return }
+        let wanted = machine.interest(outboundPending: outboundOffset < outbound.count)
         guard wanted != interest else { return }
         interest = wanted
         pool.loop.modify(registration, fd: fd, for: wanted)
@@ -347,9 +319,8 @@ final class UpstreamConnection: EventLoopHandler {
 
     /// Closes the socket (out of epoll first) and leaves the pool's counts.
     func close() {
-        guard phase != .closed else { return }
+        guard machine.close() else { return }
         let wasOpen = fd >= 0
-        phase = .closed
         if let registration { pool.loop.deregister(registration, fd: fd) }
         registration = nil
         if wasOpen { Socket.close(fd) }

@@ -17,6 +17,11 @@ import Glibc
 public final class EventLoop: @unchecked Sendable {
     /// The position of this loop in its group.
     public let index: Int
+    /// Where `now` and the timers' deadlines come from.
+    public let clock: any LoopClock
+    /// `clock` is the monotonic clock: read inline (`readClock`), without
+    /// a call through the protocol's witness table on every iteration.
+    private let monotonic: Bool
     let epollFD: Int32
     let wakeFD: Int32
 
@@ -54,7 +59,7 @@ public final class EventLoop: @unchecked Sendable {
     private let stopRequested = Atomic<Bool>(false)
     private let threadID = Atomic<UInt>(0)
 
-    /// Nanoseconds on the monotonic clock when this loop iteration began.
+    /// Nanoseconds on the loop's clock when this loop iteration began.
     /// Read through a pointer: `@exclusivity(unchecked)` holds only in
     /// this module, and every read from another (the server's connections,
     /// the upstream pool: about ten per proxied request) paid the run-time
@@ -69,12 +74,7 @@ public final class EventLoop: @unchecked Sendable {
     @inlinable public var passes: UInt64 { nowStorage[1] }
 
     /// `now`, then `passes`.
-    @usableFromInline let nowStorage: UnsafeMutablePointer<UInt64> = {
-        let storage = UnsafeMutablePointer<UInt64>.allocate(capacity: 2)
-        storage.initialize(to: MonotonicClock.now())
-        (storage + 1).initialize(to: 0)
-        return storage
-    }()
+    @usableFromInline let nowStorage: UnsafeMutablePointer<UInt64>
 
     /// See `waitForEvents`.
     static let pollsBeforeSleeping = 2
@@ -85,8 +85,11 @@ public final class EventLoop: @unchecked Sendable {
     /// Polls made after yielding, over the loop's life (loop thread only).
     @exclusivity(unchecked) private(set) var yieldedPolls = 0
 
-    public init(index: Int = 0) throws(SystemError) {
+    /// A loop reading `clock` (the monotonic clock unless a test moves time itself).
+    public init(index: Int = 0, clock: any LoopClock = MonotonicClock()) throws(SystemError) {
         self.index = index
+        self.clock = clock
+        monotonic = clock is MonotonicClock
         epollFD = try systemCall("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
         do {
             wakeFD = try systemCall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
@@ -94,6 +97,9 @@ public final class EventLoop: @unchecked Sendable {
             Glibc.close(epollFD)
             throw error
         }
+        nowStorage = .allocate(capacity: 2)
+        nowStorage.initialize(to: clock.now())
+        (nowStorage + 1).initialize(to: 0)
         eventBuffer = [epoll_event](repeating: epoll_event(), count: 512)
         var event = epoll_event()
         csystem_epoll_event_set(&event, EPOLLIN.rawValue, 0)
@@ -184,7 +190,7 @@ public final class EventLoop: @unchecked Sendable {
         assertInLoop()
         let id = nextTimer
         nextTimer += 1
-        let deadline = MonotonicClock.now() &+ delay.nanoseconds
+        let deadline = readClock() &+ delay.nanoseconds
         timers.insert(.init(deadline: deadline, id: id, action: action))
         earliestTimer = min(earliestTimer, deadline)
         return id
@@ -209,7 +215,7 @@ public final class EventLoop: @unchecked Sendable {
         defer { threadID.store(0, ordering: .relaxed) }
         while !stopRequested.load(ordering: .acquiring) {
             let count = waitForEvents()
-            nowStorage[0] = MonotonicClock.now()
+            nowStorage[0] = readClock()
             nowStorage[1] &+= 1
             if count > 0 { dispatch(count) }
             runDueTimers()
@@ -273,10 +279,27 @@ public final class EventLoop: @unchecked Sendable {
         if !localJobs.isEmpty || !localWork.isEmpty { return 0 }
         let deadline = earliestTimer
         guard deadline != .max else { return -1 }
-        let current = MonotonicClock.now()
+        let current = readClock()
         guard deadline > current else { return 0 }
         // Round up so a timer is never woken a hair early and spun on.
         return Int32(clamping: (deadline - current + 999_999) / 1_000_000)
+    }
+
+    @inline(__always)
+    private func readClock() -> UInt64 {
+        monotonic ? MonotonicClock.now() : clock.now()
+    }
+
+    /// Runs the timers due by the clock's reading now, and what they
+    /// queue, on the loop thread; returns when they have run. For a test
+    /// that moved a `ManualLoopClock`: a loop notices a moved clock
+    /// only when something wakes it.
+    public func runExpiredTimers() async {
+        await submit {
+            self.nowStorage[0] = self.clock.now()
+            self.runDueTimers()
+        }
+        await submit {}
     }
 
     private func runDueTimers() {

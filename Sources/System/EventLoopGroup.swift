@@ -11,10 +11,10 @@ public final class EventLoopGroup: Sendable {
     private let threads: Mutex<[pthread_t]>
     private let cursor = Atomic<Int>(0)
 
-    /// Creates `count` loops and starts a thread for each.
-    public init(loops count: Int, name: String = "loop") throws(SystemError) {
+    /// Creates `count` loops reading `clock` and starts a thread for each.
+    public init(loops count: Int, name: String = "loop", clock: any LoopClock = MonotonicClock()) throws(SystemError) {
         var loops: [EventLoop] = []
-        for index in 0..<max(1, count) { loops.append(try EventLoop(index: index)) }
+        for index in 0..<max(1, count) { loops.append(try EventLoop(index: index, clock: clock)) }
         self.loops = loops
         var threads: [pthread_t] = []
         for loop in loops {
@@ -30,6 +30,12 @@ public final class EventLoopGroup: Sendable {
             threads.append(thread)
         }
         self.threads = Mutex(threads)
+    }
+
+    /// Runs every loop's timers due by the clock's reading now (see
+    /// `EventLoop.runExpiredTimers`).
+    public func runExpiredTimers() async {
+        for loop in loops { await loop.runExpiredTimers() }
     }
 
     /// The loops in turn, for spreading work that has no affinity.

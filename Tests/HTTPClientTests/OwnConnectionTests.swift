@@ -610,21 +610,22 @@ import Glibc
 
     // MARK: Timeouts
 
+    /// On a manual clock: the idle timeout runs on the client loop's time.
     @Test func aStalledBodyTimesOutAfterTheIdleTimeout() async throws {
         let upstream = try RawUpstream([.answer("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", then: .stall)])
         var configuration = quick
         configuration.timeout = .milliseconds(300)
-        try await withClient(loops: 1, configuration: configuration) { client, _ in
-            let started = ContinuousClock.now
+        let clock = ManualLoopClock()
+        try await withClient(loops: 1, configuration: configuration, clock: clock) { client, group in
             let response = try await client.stream(HTTPClientRequest(url: upstream.url("/")), body: nil)
-            await #expect(throws: HTTPClientError.timedOut(requestSent: true)) {
-                try await response.body.collect(upTo: 100)
-            }
-            let elapsed = ContinuousClock.now - started
-            // The upper bound is loose: the parallel pass can stall a test by
-            // seconds; what matters is that it fires, and not early (the
-            // upstream gives up on a quiet connection only after 30 s).
-            #expect(elapsed > .milliseconds(250) && elapsed < .seconds(20), "took \(elapsed)")
+            let reader = Task { try await response.body.collect(upTo: 100) }
+            clock.advance(by: .milliseconds(250))
+            await group.runExpiredTimers()
+            #expect(client.stats.failures.load(ordering: .relaxed) == 0, "not before the idle timeout")
+            clock.advance(by: .milliseconds(100))
+            await group.runExpiredTimers()
+            await #expect(throws: HTTPClientError.timedOut(requestSent: true)) { try await reader.value }
+            #expect(client.stats.failures.load(ordering: .relaxed) == 1)
         }
     }
 }

@@ -19,11 +19,12 @@ extension LoopbackServer {
     }
 }
 
-/// A client on its own loops, shut down after `body`.
+/// A client on its own loops (reading `clock`), shut down after `body`.
 @discardableResult
 func withClient<T>(loops: Int = 2, configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
+                   clock: any LoopClock = MonotonicClock(),
                    _ body: (HTTPClient, EventLoopGroup) async throws -> T) async throws -> T {
-    let group = try EventLoopGroup(loops: loops, name: "client")
+    let group = try EventLoopGroup(loops: loops, name: "client", clock: clock)
     let client = try HTTPClient(configuration: configuration, loops: group.loops)
     do {
         let result = try await body(client, group)

@@ -22,44 +22,45 @@ struct ServerSlowClientTests {
 
     /// Each piece comes well within the gaps' timeout, but a trickle falls
     /// behind the minimum rate: 408, and the connection closes. A large
-    /// body that keeps up passes, long after the grace is spent.
+    /// body that keeps up passes, long after the grace is spent. On a
+    /// manual clock: each piece is handled before the clock moves on.
     @Test func aTrickledBodyIsRefusedByItsDeadlineWhileAFastLargeBodyPasses() async throws {
-        let server = try await TestServer.start(configure: {
+        let clock = ManualLoopClock()
+        let server = try await TestServer.start(clock: clock, configure: {
             $0.bodyTimeout = .seconds(5)
-            // A grace a loaded machine cannot outlast between a head and its first piece.
             $0.bodyRateGrace = .milliseconds(1500)
             $0.bodyMinRate = 1000
         }, responder: Self.counting)
 
         let trickle = try server.client()
-        let start = ContinuousClock.now
+        let start = clock.now()
         await trickle.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1000\r\n\r\n")
-        let feeding = Task {
-            for _ in 0..<100 where !Task.isCancelled {
-                await trickle.send("x") // 20 bytes a second: a gap of 50 ms, far below the 5 s timeout
-                try? await Task.sleep(for: .milliseconds(50))
-            }
+        // 20 bytes a second: a gap of 50 ms, far below the 5 s timeout.
+        for _ in 0..<100 where server.server.stats.slowBodies.load(ordering: .relaxed) == 0 {
+            await trickle.send("x")
+            await server.advance(by: .milliseconds(50))
         }
         let refused = await trickle.readResponses(1).first
-        feeding.cancel()
         #expect(refused?.status == 408)
         #expect(refused?.header("Connection") == "close")
-        #expect(ContinuousClock.now - start < .seconds(4), "cut by the rate deadline, not the trickle's end (5 s)")
+        let cutAfter = clock.now() - start
+        #expect(cutAfter >= 1_500_000_000 && cutAfter < 2_000_000_000,
+                "cut by the rate deadline (1.5 s and a little for 30 bytes), not the trickle's end (5 s)")
         #expect(server.server.stats.slowBodies.load(ordering: .relaxed) == 1)
 
-        // 32 MiB in 256 KiB pieces over about 2.6 s, well past the grace.
+        // 32 MiB in 256 KiB pieces over 2.56 s, well past the grace.
         let fast = try server.client()
-        let fastStart = ContinuousClock.now
+        let fastStart = clock.now()
         let size = 32 << 20, piece = [UInt8](repeating: 0x61, count: 256 * 1024)
         await fast.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: \(size)\r\n\r\n")
         for index in 0..<(size / piece.count) {
             await fast.send(piece)
-            if index % 4 == 0 { try await Task.sleep(for: .milliseconds(80)) }
+            if index % 4 == 0 { await server.advance(by: .milliseconds(80)) }
         }
         let passed = await fast.readResponses(1).first
         #expect(passed?.status == 200)
         #expect(passed?.bodyText == "\(size)")
-        #expect(ContinuousClock.now - fastStart > .milliseconds(2500), "past the grace")
+        #expect(clock.now() - fastStart > 2_500_000_000, "past the grace")
         #expect(server.server.stats.slowBodies.load(ordering: .relaxed) == 1)
         await server.stop()
     }
@@ -67,16 +68,20 @@ struct ServerSlowClientTests {
     /// A client waiting for `100 Continue` is not timed until it is sent:
     /// a handler that asks for the body late does not cost it its grace.
     @Test func theRateDeadlineStartsAtContinueForAClientThatWaits() async throws {
-        let server = try await TestServer.start(configure: {
-            // A grace a loaded machine cannot outlast between `100 Continue` and the five bytes.
+        let clock = ManualLoopClock()
+        let (asked, ask) = AsyncStream.makeStream(of: Void.self)
+        let server = try await TestServer.start(clock: clock, configure: {
             $0.bodyRateGrace = .milliseconds(1500)
             $0.bodyMinRate = 1000
         }) { request in
-            try? await Task.sleep(for: .milliseconds(4000)) // past the grace before reading
+            for await _ in asked { break } // past the grace before reading
             return await Self.counting(request)
         }
         let client = try server.client()
         await client.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+        await server.eventually { server.server.stats.requests.load(ordering: .relaxed) == 1 }
+        await server.advance(by: .seconds(4))
+        ask.yield()
         let interim = await client.readResponses(1).first
         #expect(interim?.status == 100)
         await client.send("hello")
@@ -91,7 +96,10 @@ struct ServerSlowClientTests {
     /// answered 429 with `Retry-After` and closed, unread; once one of the
     /// two closes, the address may connect again.
     @Test func theConnectionOverThePerAddressCapIsRefusedUntilOneCloses() async throws {
-        let server = try await TestServer.start(configure: { $0.maxConnectionsPerAddress = 2 }) { _ in .text("ok") }
+        // A manual clock: a refusal lingers until read, however slow the machine.
+        let server = try await TestServer.start(clock: ManualLoopClock(), configure: { $0.maxConnectionsPerAddress = 2 }) { _ in
+            .text("ok")
+        }
         var first: RawClient? = try server.client()
         let second = try server.client()
         for client in [first!, second] {
@@ -128,7 +136,10 @@ struct ServerSlowClientTests {
     /// rest are closed at once, unanswered, so its refusals cannot fill the
     /// server's own connection cap.
     @Test func refusalsOfOneAddressLingerOnlyAFewAtATime() async throws {
-        let server = try await TestServer.start(configure: { $0.maxConnectionsPerAddress = 1 }) { _ in .text("ok") }
+        // A manual clock: the refusals linger until read, however slow the machine.
+        let server = try await TestServer.start(clock: ManualLoopClock(), configure: { $0.maxConnectionsPerAddress = 1 }) { _ in
+            .text("ok")
+        }
         let held = try server.client()
         await held.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
         #expect(await held.readResponses(1).first?.status == 200)

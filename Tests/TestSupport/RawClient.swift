@@ -40,6 +40,13 @@ public final class RawClient: @unchecked Sendable {
 
     deinit { Glibc.close(fd) }
 
+    /// Sets how long a read or a send may wait, in seconds.
+    public func setTimeout(_ timeout: Double) {
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1e6))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     private static let queue = DispatchQueue(label: "raw-client", attributes: .concurrent)
 
     private func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
@@ -113,6 +120,14 @@ public final class RawClient: @unchecked Sendable {
             }
             return responses
         }
+    }
+
+    /// Whether the connection is still open at this moment (nothing read:
+    /// bytes waiting, or none yet, without an end of stream or a reset).
+    public var isOpenNow: Bool {
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
     }
 
     /// Whether the server has closed the connection (reads end of stream

@@ -7,10 +7,12 @@ import TestSupport
 typealias TestServer = LoopbackServer
 
 extension LoopbackServer {
-    static func start(loops: Int = 2, configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+    static func start(loops: Int = 2, clock: any LoopClock = MonotonicClock(),
+                      configure: (inout HTTPServerConfiguration) -> Void = { _ in },
                       immediate: HTTPImmediateResponder? = nil,
                       responder: @escaping HTTPResponder) async throws -> LoopbackServer {
-        try await launch(loops: loops, name: "test", configure: configure, immediate: immediate, responder: responder)
+        try await launch(loops: loops, name: "test", clock: clock, configure: configure, immediate: immediate,
+                         responder: responder)
     }
 }
 
