@@ -1,3 +1,4 @@
+import Routing
 import Testing
 import Foundation
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import System
 import TestSupport
 @testable import Gateway
 
-/// The API proxy's requests answered without a task (`APIProxy.start`):
+/// The API proxy's requests answered without a task (`ProxyRoute.fastPath`):
 /// a request without a body whose token is at hand goes upstream from the
 /// loop and its answer comes back from a callback there; everything else
 /// goes to a worker. Both give the browser the same answers.

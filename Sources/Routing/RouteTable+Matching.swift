@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HTTP
+
+/// The rule `Router.match` describes, over a path split into byte ranges.
+extension RouteTable {
+    func match(_ method: HTTPMethod, _ parts: PathParts) -> Router.Match {
+        var best: (route: Route, parameters: [String: String])?
+        var bestRank = -1
+        let openFirst = openFirst
+        var sameFirst: [Route] = []
+        if parts.count > 0, let index = firstLiterals.indices.first(where: { parts.segment(0, equals: firstLiterals[$0]) }) {
+            sameFirst = byFirstLiteral[index]
+        }
+        var (next, nextOpen) = (0, 0)
+        // Both lists merged in registration order, as if walking every route.
+        while next < sameFirst.count || nextOpen < openFirst.count {
+            let route: Route
+            if nextOpen == openFirst.count || (next < sameFirst.count && sameFirst[next].order < openFirst[nextOpen].order) {
+                route = sameFirst[next]
+                next += 1
+            } else {
+                route = openFirst[nextOpen]
+                nextOpen += 1
+            }
+            let rank = route.rank
+            guard rank > bestRank || (rank == bestRank && best == nil), let parameters = Self.bind(route, to: parts) else { continue }
+            if rank > bestRank { (bestRank, best) = (rank, nil) }
+            if route.serves(method) { best = (route, parameters) }
+        }
+        if let best {
+            return .found(best.route, parameters: best.parameters)
+        }
+        // The owner does not serve this method: which methods it has, if any.
+        var allowed: [HTTPMethod] = []
+        for route in routes where route.rank == bestRank && Self.bind(route, to: parts) != nil {
+            for routeMethod in route.methods {
+                for allowedMethod in routeMethod == .get ? [HTTPMethod.get, .head] : [routeMethod]
+                where !allowed.contains(allowedMethod) {
+                    allowed.append(allowedMethod)
+                }
+            }
+        }
+        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed)
+    }
+
+    /// The route's parameters bound to the path's segments, or nil when
+    /// the path does not fit the route.
+    private static func bind(_ route: Route, to parts: PathParts) -> [String: String]? {
+        guard route.prefix ? parts.count >= route.segments.count : parts.count == route.segments.count else { return nil }
+        var parameters: [String: String] = [:]
+        for index in route.segments.indices {
+            switch route.segments[index] {
+            case .literal(let literal): guard parts.segment(index, equals: literal) else { return nil }
+            case .parameter(let name): parameters[name] = parts.string(index)
+            }
+        }
+        return parameters
+    }
+}
+
+/// A path's non-empty segments: byte ranges of `bytes`.
+struct PathParts {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let ranges: UnsafeBufferPointer<Range<Int>>
+    var count: Int { ranges.count }
+
+    func segment(_ index: Int, equals literal: [UInt8]) -> Bool {
+        let range = ranges[index]
+        return range.count == literal.count
+            && literal.withUnsafeBufferPointer { memcmp(bytes.baseAddress! + range.lowerBound, $0.baseAddress!, range.count) == 0 }
+    }
+
+    func string(_ index: Int) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[ranges[index]]), as: UTF8.self)
+    }
+
+    /// Writes the ranges of `bytes`' non-empty `/`-separated segments into
+    /// `ranges` (room for `bytes.count / 2 + 1`: each takes a byte and a
+    /// slash but the last) and returns how many there are.
+    static func split(_ bytes: UnsafeBufferPointer<UInt8>, into ranges: UnsafeMutableBufferPointer<Range<Int>>) -> Int {
+        var (count, start) = (0, 0)
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+            if start != index {
+                ranges.initializeElement(at: count, to: start..<index)
+                count += 1
+            }
+            start = index + 1
+        }
+        return count
+    }
+}
