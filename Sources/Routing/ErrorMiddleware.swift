@@ -7,6 +7,7 @@ public struct ErrorMiddleware: Middleware {
     /// The stage.
     public init() {}
 
+    /// Replaces an error with its rendering.
     public func finish(_ request: HTTPRequest, context: RequestContext, outcome: inout Result<HTTPResponse, any Error>) {
         if case .failure(let error) = outcome {
             outcome = .success(Self.response(for: error, context: context))

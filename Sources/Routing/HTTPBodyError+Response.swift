@@ -11,7 +11,10 @@ extension HTTPBodyError: HTTPResponseError {
         }
     }
 
+    /// 413, 408 or 400.
     public var status: HTTPStatus { rendered.status }
+    /// The JSON body's fields.
     public var responseHeaders: HTTPHeaders { rendered.responseHeaders }
+    /// `{"error","error_description"}`.
     public var responseBody: [UInt8] { rendered.responseBody }
 }

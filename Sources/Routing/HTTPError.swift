@@ -6,6 +6,7 @@ import HTTP
 /// `Retry-After`), never cached: the errors a router and its endpoints
 /// answer with.
 public struct HTTPError: HTTPResponseError, Equatable {
+    /// The response's status.
     public let status: HTTPStatus
     /// A short machine-readable code (`invalid_request`).
     public let code: String

@@ -11,8 +11,10 @@ public struct RequestID: Sendable, CustomStringConvertible {
 
     init(_ value: Value) { self.value = value }
 
+    /// An id given as text (tests).
     public init(_ text: String) { value = .text(text) }
 
+    /// The id written out.
     public var description: String {
         switch value {
         case .numbered(let generator, let number):

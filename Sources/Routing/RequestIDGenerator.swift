@@ -12,6 +12,7 @@ public final class RequestIDGenerator: Sendable {
     /// The most bytes an id takes: the prefix and 16 hex digits.
     static let maxLength = 33
 
+    /// A generator with a fresh random prefix.
     public init() {
         var generator = SystemRandomNumberGenerator()
         let random = generator.next() as UInt64

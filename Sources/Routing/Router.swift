@@ -9,7 +9,9 @@ public struct Router: Sendable {
         /// The route itself, not copies of its fields: a copy of the match,
         /// and of the context made from it, retains one reference.
         case found(Route, parameters: [String: String])
+        /// The route owning the path serves other methods: these.
         case methodNotAllowed([HTTPMethod])
+        /// No route fits the path.
         case notFound
     }
 
