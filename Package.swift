@@ -55,13 +55,16 @@ let package = Package(
         .target(name: "Modgud", dependencies: ["HTTPClient", "HTTP", "Core", "Crypto"], swiftSettings: onCallersExecutor),
         // Settings from the environment and a JSON file, validated at once.
         .target(name: "Configuration", dependencies: ["Core", "CSystem", "System"]),
-        // Endpoints, middleware, admin listener.
-        .target(name: "Gateway", dependencies: ["HTTP", "Configuration", "Observability", "Core", "Modgud", "Sessions", "SessionsRedis", "Redis", "HTTPClient", "System", "Crypto"], swiftSettings: onCallersExecutor),
+        // The web framework: router (built, then frozen), responders with an
+        // optional fast path, middleware, request context, response errors.
+        .target(name: "Routing", dependencies: ["HTTP", "Core", "Observability", "System"], swiftSettings: onCallersExecutor),
+        // The product: endpoints, the API proxy, its middleware, admin listener.
+        .target(name: "Gateway", dependencies: ["Routing", "HTTP", "Configuration", "Observability", "Core", "Modgud", "Sessions", "SessionsRedis", "Redis", "HTTPClient", "System", "Crypto"], swiftSettings: onCallersExecutor),
         // WebAuthn: CBOR, COSE keys, attestation and assertion checks, and a
         // software authenticator (for the simulator and the tests).
         .target(name: "WebAuthn", dependencies: ["Crypto", "Core"]),
         // The bundled Modgud simulator: local runs, demos, tests, load tests. Never production.
-        .target(name: "ModgudSimulator", dependencies: ["HTTP", "System", "Core", "Crypto", "Observability", "WebAuthn"]),
+        .target(name: "ModgudSimulator", dependencies: ["Routing", "HTTP", "System", "Core", "Crypto", "Observability", "WebAuthn"]),
         .executableTarget(name: "modgud-sim", dependencies: ["ModgudSimulator", "System", "Observability"]),
         .executableTarget(name: "modgud-bff", dependencies: ["Gateway", "Configuration", "Observability", "HTTP", "System"]),
 
@@ -80,7 +83,8 @@ let package = Package(
         .testTarget(name: "ModgudSimulatorTests", dependencies: ["ModgudSimulator", "WebAuthn", "HTTP", "System", "Core", "Crypto", "TestSupport"]),
         .testTarget(name: "ModgudTests", dependencies: ["Modgud", "HTTPClient", "HTTP", "Core", "System", "TestSupport"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "CSystem"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTP", "Configuration", "System", "TestSupport", "Core", "Modgud", "Sessions", "ModgudSimulator", "WebAuthn", "Crypto"]),
+        .testTarget(name: "RoutingTests", dependencies: ["Routing", "HTTP", "Observability", "System", "Core", "TestSupport"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Routing", "HTTP", "Configuration", "System", "TestSupport", "Core", "Modgud", "Sessions", "ModgudSimulator", "WebAuthn", "Crypto"]),
     ],
     swiftLanguageModes: [.v6]
 )

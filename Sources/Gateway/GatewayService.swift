@@ -5,6 +5,7 @@ import HTTPClient
 import Modgud
 import Observability
 import Redis
+import Routing
 import Sessions
 import SessionsRedis
 import System
@@ -61,7 +62,7 @@ public final class GatewayService: Sendable {
         refreshSignals = signals
         self.sessionCache = sessionCache
 
-        var publicRouter = Router()
+        var publicRouter = RouterBuilder()
         let bodyLimit = RouteOptions(maxBodyBytes: config.maxBodyBytes)
         let relay = ModgudRelay(metrics: metrics)
         let addresses = ClientAddressResolver(trustedProxies: config.trustedProxies,
@@ -89,12 +90,12 @@ public final class GatewayService: Sendable {
             publicStages.append(limit)
         }
         publicStages.append(CSRFMiddleware(publicOrigin: config.publicOrigin))
-        let publicApp = Application(router: publicRouter, middlewares: publicStages, logger: logger, requestIDs: requestIDs)
+        let publicApp = Application(router: publicRouter.build(), middlewares: publicStages, logger: logger, requestIDs: requestIDs)
         publicRoutes = publicApp.routes
         publicServer = HTTPServer(configuration: Self.serverConfiguration(config, address: config.listen, capsAddresses: true),
                                   loops: group.loops, responder: publicApp.respond, immediate: publicApp.immediateResponder)
 
-        var adminRouter = Router()
+        var adminRouter = RouterBuilder()
         let servers = ServerGauges(metrics: metrics)
         let cacheMetrics = sessionCache.map { SessionCacheMetrics(cache: $0, metrics: metrics) }
         let admin = AdminEndpoints(checks: Self.readinessChecks(redis: redis, modgud: modgud), metrics: metrics,
@@ -103,7 +104,7 @@ public final class GatewayService: Sendable {
                                        cacheMetrics?.update()
                                    })
         admin.register(in: &adminRouter)
-        let adminApp = Application(router: adminRouter,
+        let adminApp = Application(router: adminRouter.build(),
                                    middlewares: [ObservationMiddleware(metrics: metrics, accessLog: false), ErrorMiddleware()],
                                    logger: logger, requestIDs: requestIDs)
         adminServer = HTTPServer(configuration: Self.serverConfiguration(config, address: config.adminListen),

@@ -2,6 +2,7 @@ import Core
 import HTTP
 import Modgud
 import Observability
+import Routing
 
 /// How Modgud's answers reach the browser (Docs/sign-in.md):
 /// a 429 byte for byte with `Retry-After` and any `RateLimit-*` headers;
@@ -39,6 +40,12 @@ public struct ModgudRelay: Sendable {
     /// A 429 exactly as Modgud sent it: status, body bytes, Retry-After,
     /// RateLimit-* and Content-Type. Counted and logged; never retried.
     public func rateLimitedResponse(_ reply: ModgudReply, endpoint: String, context: RequestContext) -> HTTPResponse {
+        rateLimited(reply, endpoint: endpoint, context: context).response
+    }
+
+    /// `rateLimitedResponse` as an error, for a caller that cannot return
+    /// an answer (a token wanted for another endpoint).
+    func rateLimited(_ reply: ModgudReply, endpoint: String, context: RequestContext) -> RelayedAnswer {
         let info = reply.rateLimit ?? RateLimitInfo(policy: "unknown", dimension: "unknown", retryAfterSeconds: nil)
         rateLimited.increment([endpoint, Self.label(info.policy), Self.label(info.dimension)])
         calls.increment([endpoint, "rate_limited"])
@@ -48,7 +55,7 @@ public struct ModgudRelay: Sendable {
         ])
         var headers = Self.rateLimitFields(of: reply.headers)
         headers.set("Cache-Control", "no-store")
-        return HTTPResponse(status: reply.status, headers: headers, bytes: reply.body)
+        return RelayedAnswer(status: reply.status, responseHeaders: headers, responseBody: reply.body)
     }
 
     /// Modgud's JSON answer with its status, for endpoints whose answer

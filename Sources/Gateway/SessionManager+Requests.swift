@@ -1,4 +1,5 @@
 import HTTP
+import Routing
 import Sessions
 
 /// The session side of a request, as every endpoint that needs one uses it.

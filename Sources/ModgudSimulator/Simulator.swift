@@ -2,6 +2,7 @@ import Core
 import Crypto
 import HTTP
 import Observability
+import Routing
 import Synchronization
 import System
 
@@ -18,18 +19,22 @@ import System
 /// ```
 public final class Simulator: Sendable {
     let core: SimulatorCore
+    /// The routes, and the answers to what none serves.
+    private let app: Application
     private let server: Mutex<HTTPServer?> = Mutex(nil)
 
     /// A simulator with `config`. `signingKey` (RS256, for id_tokens)
     /// defaults to a fresh 2048-bit key; tests may share one to save time.
     public init(config: SimulatorConfig, signingKey: RSAPrivateKey? = nil, logger: Logger = Logger(sink: .discarding)) throws {
         let key = try signingKey ?? RSAPrivateKey(bits: 2048)
-        core = SimulatorCore(state: SimulatorState(config: config, signingKey: key, logger: logger))
+        let core = SimulatorCore(state: SimulatorState(config: config, signingKey: key, logger: logger))
+        self.core = core
+        app = Application(router: core.routes(), middlewares: [UnmatchedAnswers(core: core)], logger: logger)
     }
 
     /// Answers one request (what the HTTP server calls; usable in-process).
     public func respond(_ request: HTTPRequest) async -> HTTPResponse {
-        await core.respond(request)
+        await app.respond(request)
     }
 
     /// Binds the listener on `loops` and starts serving. When no public
@@ -37,8 +42,8 @@ public final class Simulator: Sendable {
     /// (127.0.0.1 for a wildcard bind).
     public func start(loops: [EventLoop]) async throws {
         let config = core.state.config
-        let server = HTTPServer(configuration: HTTPServerConfiguration(address: config.listen), loops: loops) { [core] request in
-            await core.respond(request)
+        let server = HTTPServer(configuration: HTTPServerConfiguration(address: config.listen), loops: loops) { [app] request in
+            await app.respond(request)
         }
         try await server.start()
         self.server.withLock { $0 = server }

@@ -1,4 +1,5 @@
 import Foundation
+import Routing
 import Testing
 import HTTP
 import Observability
@@ -9,7 +10,7 @@ struct ApplicationTests {
     struct Boom: Error { let secret = "s3cr3t-token" }
 
     static func app(capture: LogCapture, metrics: MetricsRegistry) -> Application {
-        var router = Router()
+        var router = RouterBuilder()
         router.add(.get, "/ok") { _, _ in HTTPResponse(status: .ok, bytes: Array("fine".utf8)) }
         router.add(.get, "/teapot/{id}") { _, context in
             throw GatewayError(.badRequest, "invalid_request", "Bad id \(context.parameters["id"] ?? "").")
@@ -19,7 +20,7 @@ struct ApplicationTests {
             HTTPResponse(status: .ok, bytes: try await request.body.collect(upTo: context.routeOptions.maxBodyBytes))
         }
         let logger = Logger(level: .info, sink: .capturing(capture))
-        return Application(router: router, middlewares: [ObservationMiddleware(metrics: metrics, accessLog: true), ErrorMiddleware()],
+        return Application(router: router.build(), middlewares: [ObservationMiddleware(metrics: metrics, accessLog: true), ErrorMiddleware()],
                            logger: logger)
     }
 

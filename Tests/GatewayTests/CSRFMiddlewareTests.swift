@@ -1,3 +1,4 @@
+import Routing
 import Testing
 import Configuration
 import HTTP
@@ -9,13 +10,13 @@ struct CSRFMiddlewareTests {
     static let origin = WebOrigin("https://app.example.com")!
 
     static func app(hits: Counter) -> Application {
-        var router = Router()
+        var router = RouterBuilder()
         router.add(.post, "/bff/thing") { _, _ in
             hits.increment()
             return HTTPResponse(status: .noContent)
         }
         router.add(.get, "/bff/login", options: RouteOptions(csrf: false)) { _, _ in HTTPResponse(status: .found) }
-        return Application(router: router, middlewares: [ErrorMiddleware(), CSRFMiddleware(publicOrigin: origin)],
+        return Application(router: router.build(), middlewares: [ErrorMiddleware(), CSRFMiddleware(publicOrigin: origin)],
                            logger: Logger(sink: .discarding))
     }
 

@@ -1,11 +1,12 @@
 import Foundation
+import Routing
 import Testing
 import Configuration
 import HTTP
 import Observability
 @testable import Gateway
 
-/// Routes whose endpoint answers without suspending (`Router.addImmediate`):
+/// Routes whose endpoint answers without suspending (`RouterBuilder.addImmediate`):
 /// `Application.respondImmediately` runs the same middleware chain around
 /// them as `respond` does, and declines every other request.
 @Suite("Immediate endpoints")
@@ -16,7 +17,7 @@ struct ImmediateEndpointTests {
 
     static func app(capture: LogCapture = LogCapture(), metrics: MetricsRegistry = MetricsRegistry(),
                     hits: Counter? = nil) -> Application {
-        var router = Router()
+        var router = RouterBuilder()
         router.addImmediate(.get, "/now", options: RouteOptions(csrf: false)) { _, _ in
             HTTPResponse(status: .ok, bytes: Array("now".utf8))
         }
@@ -29,7 +30,7 @@ struct ImmediateEndpointTests {
         }
         router.addImmediate(.get, "/boom", options: RouteOptions(csrf: false)) { _, _ in throw Boom() }
         router.add(.get, "/later", options: RouteOptions(csrf: false)) { _, _ in HTTPResponse(status: .ok, bytes: Array("later".utf8)) }
-        return Application(router: router,
+        return Application(router: router.build(),
                            middlewares: [ObservationMiddleware(metrics: metrics, accessLog: true), ErrorMiddleware(),
                                          CSRFMiddleware(publicOrigin: origin)],
                            logger: Logger(level: .info, sink: .capturing(capture)))
@@ -58,10 +59,10 @@ struct ImmediateEndpointTests {
 
     @Test func aServerIsGivenTheImmediateResponderOnlyWhenARouteIsImmediate() {
         #expect(Self.app().immediateResponder != nil)
-        var router = Router()
+        var router = RouterBuilder()
         router.add(.get, "/later") { _, _ in HTTPResponse(status: .ok) }
-        #expect(!router.hasImmediateRoutes)
-        #expect(Application(router: router, middlewares: [], logger: Logger(sink: .discarding)).immediateResponder == nil)
+        #expect(!router.build().hasFastPaths)
+        #expect(Application(router: router.build(), middlewares: [], logger: Logger(sink: .discarding)).immediateResponder == nil)
     }
 
     @Test func theChainCountsTimesAndLogsAnImmediateAnswer() throws {

@@ -1,3 +1,4 @@
+import Routing
 import Testing
 import Foundation
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import System
 import TestSupport
 @testable import Gateway
 
-/// The API proxy's requests answered without a task (`APIProxy.start`):
+/// The API proxy's requests answered without a task (`ProxyRoute.fastPath`):
 /// a request without a body whose token is at hand goes upstream from the
 /// loop and its answer comes back from a callback there; everything else
 /// goes to a worker. Both give the browser the same answers.
@@ -73,8 +74,9 @@ struct ProxyStartedTests {
     }
 
     /// With a session in memory, the gateway's own paths under a route
-    /// for every path are still refused on this path: nothing goes
-    /// upstream with the user's token.
+    /// for every path are still refused on this path (by the route's
+    /// plan, answered from the loop): nothing goes upstream with the
+    /// user's token.
     @Test func aRouteForEveryPathStillLeavesTheGatewaysOwnPathsAlone() async throws {
         let upstream = try await EchoUpstream.start()
         let harness = try await GatewayHarness.start(gateway: {
@@ -84,11 +86,13 @@ struct ProxyStartedTests {
         _ = try await SignInFlowTests.signInWithCode(harness, browser)
         #expect(try await Self.warm(harness, browser, "/echo"))
         let calls = upstream.count
+        let before = Self.withoutTask(harness)
         for path in ["/bff/no-such-endpoint", "/BFF/User", "/Bff/x"] {
             let answer = try await browser.get(path)
             #expect(answer.status == 404, "\(path)")
         }
         #expect(upstream.count == calls, "none of them went upstream")
+        #expect(Self.withoutTask(harness) - before == 3, "the plan refused them on the loop, with no worker")
         await harness.stop()
         await upstream.stop()
     }

@@ -2,6 +2,7 @@ import Core
 import HTTPClient
 import Modgud
 import Observability
+import Routing
 import Sessions
 import Synchronization
 import System

@@ -1,5 +1,6 @@
 import HTTP
 import HTTPClient
+import Routing
 
 /// The upstream's answer as the browser's (Docs/proxy.md): its
 /// fields filtered in place, the gateway's own cookies never relayed, a

@@ -2,6 +2,7 @@ import Configuration
 import Core
 import HTTP
 import HTTPClient
+import Routing
 import Sessions
 import Synchronization
 
@@ -9,9 +10,8 @@ import Synchronization
 /// path prefix onto an upstream base URL and attaches the token its mode
 /// names. Bodies stream both ways under back-pressure, so memory stays
 /// bounded at any size; the upstream's answer is relayed unchanged except
-/// for hop-by-hop headers and the gateway's own cookies. A class: the
-/// callbacks of an answer started without a task each keep it, and a
-/// reference is retained once where a copy retained every field.
+/// for hop-by-hop headers and the gateway's own cookies. Each route is a
+/// `ProxyRoute`, the router's responder. A class: every route keeps it.
 final class APIProxy: Sendable {
     let upstreams: HTTPClient
     let sessions: SessionManager
@@ -52,86 +52,30 @@ final class APIProxy: Sendable {
     /// The methods a route without a `methods` list accepts (HEAD comes with GET).
     static let defaultMethods: [HTTPMethod] = [.get, .post, .put, .patch, .delete, .options]
 
-    func register(_ routes: [RouteConfig], in router: inout Router) {
+    func register(_ routes: [RouteConfig], in router: inout RouterBuilder) {
         for route in routes {
             let methods = route.methods.map { $0.map { HTTPMethod($0) } } ?? Self.defaultMethods
             let options = RouteOptions(maxBodyBytes: bodyLimit(route), csrf: true)
-            let base = upstreams.base(route.upstream.description)
-            let nested = Self.nestedPrefixes(below: route, in: routes)
-            let rules = AnswerRules(route: route, publicOrigin: publicOrigin)
+            let responder = ProxyRoute(proxy: self, config: route, base: upstreams.base(route.upstream.description),
+                                       nested: Self.nestedPrefixes(below: route, in: routes),
+                                       rules: AnswerRules(route: route, publicOrigin: publicOrigin))
             // One route for all its methods; the router answers HEAD with GET.
             let answered = methods.filter { $0 != .head || !methods.contains(.get) }
-            router.addStarting(answered, route.prefix + "*", options: options) { [self] request in
-                start(request, route: route, base: base, nested: nested, rules: rules)
-            } otherwise: { [self] request, context in
-                try await forward(request, route: route, base: base, nested: nested, rules: rules, context: context)
-            }
+            router.add(answered, route.prefix + "*", options: options, responder: responder)
         }
     }
 
-    /// `forward`'s usual case without a task (see `StartingResponder`):
-    /// a request without a body, whose path goes upstream as it is, whose
-    /// token is at hand (none is needed, or the session from memory holds
-    /// one that needs no refresh), on one of the upstream client's loops.
-    /// Nil for anything else, which `forward` serves: the same checks and
-    /// answers, the same upstream request.
-    func start(_ request: HTTPRequest, route: RouteConfig, base: HTTPClientBase, nested: [[String]],
-               rules: AnswerRules) -> AnswerStart? {
-        guard request.body.declaredLength == 0, upstreams.startsOnLoop(base) else { return nil }
-        let path = request.path
-        guard Self.isBelow(path, prefix: route.prefix) else { return nil }
-        let rest = Substring(path.utf8.dropFirst(route.prefix.utf8.count))
-        guard Self.targetProblem(path: rest, query: request.head.query) == nil, !Self.spells(rest, nested) else { return nil }
-        let token: Secret?
-        switch route.token {
-        case .none:
-            token = nil
-        case .client:
-            return nil
-        case .user, .userOrAnonymous:
-            guard let refresher, case .found(let session)? = sessions.lookupAtOnce(request),
-                  let usable = refresher.usableToken(session, audience: route.resource) else { return nil }
-            token = usable
-        }
-        // Made now, before the stages' `prepare` (nothing here acts): the
-        // start then keeps the upstream request, not the browser's.
-        let client = addresses.clientAddress(peer: request.peer?.ip ?? .v4(0x7F00_0001), headers: request.headers)
-        let upstreamRequest = upstreamRequest(request, rest: rest, base: base, token: token, client: client)
-        let head = request.method == .head
-        return { [self] context, done in
-            upstreams.startOnLoop(upstreamRequest) { [self] (result: consuming Result<HTTPClientStreamingResponse, HTTPClientError>) in
-                switch consume result {
-                case .success(let response):
-                    relay(response, head: head, rules: rules, context: context, done)
-                case .failure(let error):
-                    done(.failure(Self.failure(error, context: context)))
-                }
-            }
-        }
-    }
-
-    /// Sends `request` to `route`'s upstream, whose base URL is `base`
-    /// (`route.upstream` written out and taken apart once, at registration);
-    /// `nested` are the longer prefixes configured below the route's
-    /// (`nestedPrefixes`), `rules` what the relay does to its answers.
+    /// Sends `request` to `route`'s upstream as `plan` says, in a worker:
+    /// the token its mode names, the body streamed under the route's limit.
     @inline(__always)
-    func forward(_ request: HTTPRequest, route: RouteConfig, base: HTTPClientBase, nested: [[String]],
-                 rules: AnswerRules, context: RequestContext) async throws -> HTTPResponse
+    func forward(_ request: HTTPRequest, _ plan: ProxyPlan, route: ProxyRoute, context: RequestContext) async throws
+        -> HTTPResponse
     {
-        let path = request.path
-        guard Self.isBelow(path, prefix: route.prefix) else { throw GatewayError.notFound }
-        let rest = Substring(path.utf8.dropFirst(route.prefix.utf8.count))
-        if let problem = Self.targetProblem(path: rest, query: request.head.query) {
-            throw GatewayError.badRequest(problem)
-        }
-        if Self.spells(rest, nested) {
-            throw GatewayError.badRequest("The path names a narrower route in another spelling; write it as configured.")
-        }
-        let client = addresses.clientAddress(peer: request.peer?.ip ?? .v4(0x7F00_0001), headers: request.headers)
         var extraCookies: [String] = []
-        let token = try await token(for: route, request, client: client, context: context, expiredCookies: &extraCookies)
+        let token = try await token(for: route.config, request, client: plan.client, context: context,
+                                    expiredCookies: &extraCookies)
 
-        let limit = bodyLimit(route)
+        let limit = bodyLimit(route.config)
         let upload: UploadProgress? = request.body.declaredLength == 0 ? nil : UploadProgress()
         let body: HTTPClientRequestBody? = upload.map { upload in
             HTTPClientRequestBody(length: request.body.declaredLength) {
@@ -145,7 +89,7 @@ final class APIProxy: Sendable {
                 }
             }
         }
-        var upstreamRequest = upstreamRequest(request, rest: rest, base: base, token: token, client: client)
+        var upstreamRequest = upstreamRequest(request, plan, base: route.base, token: token)
         // Request workers are never cancelled (a browser that goes away
         // fails the response's writes instead); the timeout bounds the wait.
         upstreamRequest.followsTaskCancellation = false
@@ -158,7 +102,7 @@ final class APIProxy: Sendable {
             if let bodyError = upload?.failure { throw bodyError }
             throw Self.failure(error, context: context)
         }
-        return try await relay(consume response, head: request.method == .head, rules: rules, extraCookies: extraCookies,
+        return try await relay(consume response, head: request.method == .head, rules: route.rules, extraCookies: extraCookies,
                                context: context)
     }
 
@@ -196,11 +140,11 @@ final class APIProxy: Sendable {
         }
     }
 
-    /// The request to the upstream: `rest` of the path and the query
-    /// after the route's base, the browser's fields as `upstreamHeaders`
-    /// makes them.
-    private func upstreamRequest(_ request: HTTPRequest, rest: Substring, base: HTTPClientBase, token: Secret?,
-                                 client: IPAddress) -> HTTPClientRequest {
+    /// The request to the upstream: the plan's rest of the path and the
+    /// query after the route's base, the browser's fields as
+    /// `upstreamHeaders` makes them.
+    func upstreamRequest(_ request: HTTPRequest, _ plan: ProxyPlan, base: HTTPClientBase, token: Secret?) -> HTTPClientRequest {
+        let (rest, client) = (plan.rest, plan.client)
         let query = request.head.query
         var suffix = ""
         suffix.reserveCapacity(rest.utf8.count + 1 + (query?.utf8.count ?? 0))

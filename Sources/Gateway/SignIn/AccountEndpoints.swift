@@ -1,6 +1,7 @@
 import Core
 import HTTP
 import Modgud
+import Routing
 import Sessions
 
 /// What a signed-in user does with the session: `POST /bff/logout`, and
@@ -14,7 +15,7 @@ struct AccountEndpoints: Sendable {
     /// The flow-record grant of a passkey enrolment in progress.
     static let enrolmentGrant = "passkey-enrolment"
 
-    func register(in router: inout Router, options: RouteOptions) {
+    func register(in router: inout RouterBuilder, options: RouteOptions) {
         router.add(.post, "/bff/logout", options: options) { request, context in
             try await logout(request, context)
         }

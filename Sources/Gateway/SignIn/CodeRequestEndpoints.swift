@@ -1,6 +1,7 @@
 import Core
 import HTTP
 import Modgud
+import Routing
 
 /// `POST /bff/otp/request`, `/bff/register`, `/bff/magic/request`: checked
 /// here, then forwarded to Modgud as the client with the browser's address;
@@ -8,7 +9,7 @@ import Modgud
 struct CodeRequestEndpoints: Sendable {
     let shared: SignInContext
 
-    func register(in router: inout Router, options: RouteOptions) {
+    func register(in router: inout RouterBuilder, options: RouteOptions) {
         router.add(.post, "/bff/otp/request", options: options) { request, context in
             try await forward(request, context, endpoint: "otp_request", url: shared.modgud.endpoints.otpRequest,
                               fields: [("Email", .email), ("FirstName", .name("firstName")),

@@ -1,6 +1,7 @@
 import Core
 import HTTP
 import Modgud
+import Routing
 import Sessions
 
 /// The endpoints that end in a session: `/bff/otp/redeem`,
@@ -11,7 +12,7 @@ struct RedeemEndpoints: Sendable {
     let shared: SignInContext
     let completion: SignInCompletion
 
-    func register(in router: inout Router, options: RouteOptions) {
+    func register(in router: inout RouterBuilder, options: RouteOptions) {
         router.add(.post, "/bff/otp/redeem", options: options) { request, context in
             let input = try await JSONRequest.read(request, context: context)
             let grant = TokenGrant.otp(email: try input.email(), code: Secret(try input.digits("code", lengths: 4...12)),

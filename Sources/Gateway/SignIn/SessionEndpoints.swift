@@ -1,6 +1,7 @@
 import Core
 import HTTP
 import Modgud
+import Routing
 import Sessions
 
 /// `GET /bff/user`, `GET /bff/app-info`, `GET /bff/capabilities`.
@@ -9,7 +10,7 @@ struct SessionEndpoints: Sendable {
     let appInfo: AppInfoCache
     let capabilities: JSON
 
-    func register(in router: inout Router, options: RouteOptions) {
+    func register(in router: inout RouterBuilder, options: RouteOptions) {
         router.add(.get, "/bff/user", options: options) { request, context in
             guard let session = try await shared.sessions.live(request, context) else {
                 throw shared.sessions.unauthenticated(request)

@@ -1,6 +1,7 @@
 import Core
 import HTTP
 import Modgud
+import Routing
 import Sessions
 #if canImport(Glibc)
 import Glibc

@@ -2,6 +2,7 @@ import Core
 import HTTP
 import Modgud
 import Observability
+import Routing
 import Sessions
 
 /// What the sign-in and session endpoints share: the Modgud client, the

@@ -1,4 +1,5 @@
 import Core
+import Routing
 
 /// Every sign-in and session endpoint (Docs/openapi.yaml), registered together.
 /// Each group is a small service of its own; this only maps the routes.
@@ -7,7 +8,7 @@ struct SignInEndpoints: Sendable {
     let refresher: RefreshCoordinator
     let capabilities: JSON
 
-    func register(in router: inout Router, options: RouteOptions) {
+    func register(in router: inout RouterBuilder, options: RouteOptions) {
         let narrows = refresher.settings.defaultResource != nil && shared.modgud.configuration.resources.count > 1
         let completion = SignInCompletion(shared: shared, revoker: refresher.revoker, narrowsDefaultToken: narrows)
         CodeRequestEndpoints(shared: shared).register(in: &router, options: options)

@@ -1,5 +1,6 @@
 import Core
 import Modgud
+import Routing
 import Synchronization
 
 /// Client-credentials tokens of the machine client (BFF_M2M_CLIENT_ID),
@@ -50,7 +51,7 @@ final class ClientTokenCache: Sendable {
         case .success(let entry):
             return entry.token
         case .failure(.rateLimited(let reply)):
-            throw RelayedAnswer(relay.rateLimitedResponse(reply, endpoint: "client_credentials", context: context))
+            throw relay.rateLimited(reply, endpoint: "client_credentials", context: context)
         case .failure(.unavailable):
             context.logger.warning("client_token.unavailable")
             throw GatewayError.tokenUnavailable

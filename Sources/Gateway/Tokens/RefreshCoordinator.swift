@@ -2,6 +2,7 @@ import Core
 import HTTP
 import Modgud
 import Observability
+import Routing
 import Sessions
 import Synchronization
 
@@ -126,7 +127,7 @@ public final class RefreshCoordinator: Sendable {
         case .ended:
             throw GatewayError.sessionExpired(cookie: sessions.expiringCookie())
         case .rateLimited(let reply):
-            throw RelayedAnswer(relay.rateLimitedResponse(reply, endpoint: "refresh", context: context))
+            throw relay.rateLimited(reply, endpoint: "refresh", context: context)
         case .unavailable:
             throw GatewayError.tokenUnavailable
         case .storeUnavailable:

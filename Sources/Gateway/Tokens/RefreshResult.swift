@@ -55,16 +55,6 @@ struct RefreshMetrics: Sendable {
     }
 }
 
-/// An answer produced deep in a handler that goes to the browser as it is
-/// (a relayed 429).
-struct RelayedAnswer: Error, Sendable {
-    let response: HTTPResponse
-
-    init(_ response: HTTPResponse) {
-        self.response = response
-    }
-}
-
 extension GatewayError {
     /// Modgud could not be asked for a token (down, failing or slow); the
     /// session stays.

@@ -1,60 +1,37 @@
 import Core
 import HTTP
 
-/// The `/dev/*` endpoints (off with `--no-dev`): mailbox, request log,
-/// statistics, users, TOTP codes, configuration, faults, clock, reset.
+/// The `/dev/*` endpoints (off with `--no-dev`; routed in
+/// SimulatorRoutes.swift): mailbox, request log, statistics, users, TOTP
+/// codes, configuration, faults, clock, reset.
 extension SimulatorCore {
-    func dev(_ exchange: inout Exchange, config: SimulatorConfig) async -> HTTPResponse {
-        let path = exchange.path
-        let table: [(String, [HTTPMethod])] = [
-            ("/dev/mailbox", [.get]), ("/dev/requests", [.get]), ("/dev/reset", [.post]), ("/dev/stats", [.get]),
-            ("/dev/users", [.get, .post]), ("/dev/totp", [.get]), ("/dev/config", [.get, .post]),
-            ("/dev/faults", [.get, .post]), ("/dev/clock", [.get, .post]), ("/dev", [.get]), ("/dev/", [.get]),
-        ]
-        guard let (_, methods) = table.first(where: { $0.0 == path }) else {
-            exchange.route = "\(exchange.method.rawValue) /dev/(unknown)"
-            return Reply.notFound()
-        }
-        guard route(&exchange, path, methods) else { return Reply.methodNotAllowed(methods.map(\.rawValue)) }
-        switch (path, exchange.method) {
-        case ("/dev/mailbox", _): return mailboxEndpoint(exchange)
-        case ("/dev/requests", _): return requestsEndpoint(exchange)
-        case ("/dev/reset", _):
-            let keep = (await exchange.json())?.value(forKeyIgnoringCase: "keepConfig")?.boolValue ?? false
-            state.reset(keepConfig: keep)
-            state.logger.info("dev.reset", ["keepConfig": .bool(keep)])
-            return Reply.json(.ok, ["reset": true, "keepConfig": .bool(keep)])
-        case ("/dev/stats", _): return statsEndpoint()
-        case ("/dev/users", .get): return userEndpoint(exchange.queryValue("email"))
-        case ("/dev/users", _): return await createUser(&exchange)
-        case ("/dev/totp", _): return totpEndpoint(exchange.queryValue("email"))
-        case ("/dev/config", .get): return Reply.json(.ok, state.config.json)
-        case ("/dev/config", _): return await changeConfig(&exchange)
-        case ("/dev/faults", .get): return Reply.json(.ok, ["faults": .array(state.faults.armed.map(\.json))])
-        case ("/dev/faults", _): return await armFaults(&exchange)
-        case ("/dev/clock", .get): return clockAnswer()
-        case ("/dev/clock", _):
-            let seconds = (await exchange.json())?.value(forKeyIgnoringCase: "advanceSeconds")?.doubleValue ?? 0
-            state.clock.advance(by: seconds)
-            return clockAnswer()
-        default: return devIndex()
-        }
+    func reset(_ exchange: inout Exchange) async -> HTTPResponse {
+        let keep = (await exchange.json())?.value(forKeyIgnoringCase: "keepConfig")?.boolValue ?? false
+        state.reset(keepConfig: keep)
+        state.logger.info("dev.reset", ["keepConfig": .bool(keep)])
+        return Reply.json(.ok, ["reset": true, "keepConfig": .bool(keep)])
     }
 
-    private func mailboxEndpoint(_ exchange: Exchange) -> HTTPResponse {
+    func advanceClock(_ exchange: inout Exchange) async -> HTTPResponse {
+        let seconds = (await exchange.json())?.value(forKeyIgnoringCase: "advanceSeconds")?.doubleValue ?? 0
+        state.clock.advance(by: seconds)
+        return clockAnswer()
+    }
+
+    func mailboxEndpoint(_ exchange: Exchange) -> HTTPResponse {
         let limit = exchange.queryValue("limit").flatMap(Int.init) ?? 100
         let messages = state.mailbox.messages(to: exchange.queryValue("email"), limit: limit)
         return Reply.json(.ok, .array(messages.map(\.json)))
     }
 
-    private func requestsEndpoint(_ exchange: Exchange) -> HTTPResponse {
+    func requestsEndpoint(_ exchange: Exchange) -> HTTPResponse {
         let since = exchange.queryValue("since").flatMap(Int.init) ?? 0
         let limit = exchange.queryValue("limit").flatMap(Int.init) ?? 1000
         let (total, records) = state.recorder.records(since: since, limit: limit, path: exchange.queryValue("path"))
         return Reply.json(.ok, ["total": .int(Int64(total)), "requests": .array(records.map(\.json))])
     }
 
-    private func statsEndpoint() -> HTTPResponse {
+    func statsEndpoint() -> HTTPResponse {
         var body = state.stats.json
         body["rateLimits"] = state.limiter.json
         let counts = state.identity.withLock { store -> JSON in
@@ -71,7 +48,7 @@ extension SimulatorCore {
         return Reply.json(.ok, .object(body))
     }
 
-    private func userEndpoint(_ email: String?) -> HTTPResponse {
+    func userEndpoint(_ email: String?) -> HTTPResponse {
         guard let email else {
             let users = state.identity.withLock { $0.users.values.sorted { $0.createdAt < $1.createdAt } }
             return Reply.json(.ok, .array(users.map { userJSON($0, passkeys: nil) }))
@@ -84,7 +61,7 @@ extension SimulatorCore {
         return Reply.json(.ok, userJSON(user, passkeys: passkeys))
     }
 
-    private func userJSON(_ user: UserRecord, passkeys: Int?) -> JSON {
+    func userJSON(_ user: UserRecord, passkeys: Int?) -> JSON {
         var object: JSONObject = ["id": .string(user.id), "email": .string(user.email),
                                   "emailConfirmed": .bool(user.emailConfirmed), "totp": .bool(user.totpSecret != nil)]
         if let name = user.firstName { object["firstName"] = .string(name) }
@@ -96,7 +73,7 @@ extension SimulatorCore {
 
     /// Creates or updates a user: `{"email","firstName"?,"lastName"?,
     /// "totpSecret"?|"generateTotp"?,"emailConfirmed"?,"rotateSecurityStamp"?}`.
-    private func createUser(_ exchange: inout Exchange) async -> HTTPResponse {
+    func createUser(_ exchange: inout Exchange) async -> HTTPResponse {
         guard let body = await exchange.json(), let email = body.value(forKeyIgnoringCase: "email")?.stringValue,
               email.contains("@")
         else { return Reply.json(.badRequest, ["error": "invalid_request", "error_description": "email is required."]) }
@@ -125,7 +102,7 @@ extension SimulatorCore {
         return Reply.json(created ? .created : .ok, userJSON(user, passkeys: nil))
     }
 
-    private func totpEndpoint(_ email: String?) -> HTTPResponse {
+    func totpEndpoint(_ email: String?) -> HTTPResponse {
         guard let email, let secret = state.identity.withLock({ $0.user(email: email)?.totpSecret }) else {
             return Reply.json(.notFound, ["error": "no_totp", "error_description": "No such user, or the user has no TOTP."])
         }
@@ -135,11 +112,11 @@ extension SimulatorCore {
                                 "secondsRemaining": .int(Int64(remaining.rounded(.up)))])
     }
 
-    private func clockAnswer() -> HTTPResponse {
+    func clockAnswer() -> HTTPResponse {
         Reply.json(.ok, ["now": .string(ISODate.format(state.now())), "offsetSeconds": .double(state.clock.offsetSeconds)])
     }
 
-    private func devIndex() -> HTTPResponse {
+    func devIndex() -> HTTPResponse {
         Reply.json(.ok, ["endpoints": [
             "GET /dev/mailbox?email=&limit=", "GET /dev/requests?since=&limit=&path=", "POST /dev/reset",
             "GET /dev/stats", "GET /dev/users?email=", "POST /dev/users", "GET /dev/totp?email=",

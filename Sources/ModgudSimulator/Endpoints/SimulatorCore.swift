@@ -1,9 +1,10 @@
 import Core
 import HTTP
 import Observability
+import Routing
 
-/// The request pipeline: faults, the CSRF gate, dispatch to an endpoint,
-/// then the request record and counters.
+/// The simulator's state and endpoints, and what runs around each
+/// endpoint (`serve`): faults, the CSRF gate, the request record and counters.
 final class SimulatorCore: Sendable {
     let state: SimulatorState
 
@@ -11,8 +12,13 @@ final class SimulatorCore: Sendable {
         self.state = state
     }
 
-    func respond(_ request: HTTPRequest) async -> HTTPResponse {
+    /// Serves a request a route matched: faults, the CSRF gate, then the
+    /// endpoint's `handler`, then the request record and counters.
+    func serve(_ request: HTTPRequest, route: String, parameters: [String: String],
+               _ handler: SimulatorEndpoint.Handler) async -> HTTPResponse {
         var exchange = Exchange(request: request, now: state.now())
+        exchange.route = "\(request.method.rawValue) \(route)"
+        exchange.parameters = parameters
         let config = state.config
         var response: HTTPResponse
         var dropAfterHandling = false
@@ -33,9 +39,25 @@ final class SimulatorCore: Sendable {
         if let refusal = csrfRefusal(exchange) {
             return finish(&exchange, refusal)
         }
-        response = await dispatch(&exchange, config: config)
+        response = await handler(&exchange, config)
         if dropAfterHandling { return finish(&exchange, Self.dropped, statusForRecord: 0) }
         return finish(&exchange, response)
+    }
+
+    /// Answers a request no route serves (`error` is the router's 404 or
+    /// 405), recorded as any other: the CSRF gate first, as for a route.
+    func unmatched(_ request: HTTPRequest, _ error: any Error) -> HTTPResponse {
+        var exchange = Exchange(request: request, now: state.now())
+        if let refusal = csrfRefusal(exchange) { return finish(&exchange, refusal) }
+        let path = exchange.path
+        let dev = path == "/dev" || path.hasPrefix("/dev/")
+        if dev, !state.config.devEndpoints { return finish(&exchange, Reply.notFound()) }
+        if let error = error as? any HTTPResponseError, error.status == .methodNotAllowed,
+           let allowed = error.responseHeaders["Allow"] {
+            return finish(&exchange, Reply.methodNotAllowed(allowed.split(separator: ",").map { String($0.trimmingSpacesAndTabs) }))
+        }
+        exchange.route = "\(exchange.method.rawValue) \(dev ? "/dev/(unknown)" : "(unknown)")"
+        return finish(&exchange, Reply.notFound())
     }
 
     /// An answer whose body breaks off: the connection closes after the head.

@@ -11,6 +11,8 @@ struct Exchange {
     let startedAt: Double
     /// The route pattern for statistics, e.g. `DELETE /connect/passkey/{id}`.
     var route: String
+    /// The matched route's path parameters (`id` for `/connect/passkey/{id}`).
+    var parameters: [String: String] = [:]
     var record: RequestRecord
     private var cachedBody: [UInt8]?
 

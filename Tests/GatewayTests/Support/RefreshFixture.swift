@@ -4,6 +4,7 @@ import Foundation
 import HTTP
 import ModgudSimulator
 import Observability
+import Routing
 import Sessions
 import System
 import Testing

@@ -1,5 +1,6 @@
 import Configuration
 import HTTP
+import Routing
 
 /// Refuses cross-site requests on every route that has not opted out
 /// (`RouteOptions.csrf`): the request must carry `X-CSRF: 1` (a header a

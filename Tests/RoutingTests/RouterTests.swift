@@ -1,12 +1,12 @@
 import Testing
 import HTTP
-@testable import Gateway
+@testable import Routing
 
 @Suite("Router")
 struct RouterTests {
-    static func router() -> Router {
-        var router = Router()
-        let ok: Responder = { _, _ in HTTPResponse(status: .ok) }
+    static func builder() -> RouterBuilder {
+        var router = RouterBuilder()
+        let ok: RouteHandler = { _, _ in HTTPResponse(status: .ok) }
         router.add(.get, "/bff/user", ok)
         router.add(.post, "/bff/logout", ok)
         router.add(.get, "/bff/passkeys", ok)
@@ -15,6 +15,8 @@ struct RouterTests {
         router.add(.get, "/api/orders/*", ok)
         return router
     }
+
+    static func router() -> Router { builder().build() }
 
     static func pattern(_ match: Router.Match) -> String? {
         if case .found(let route, _) = match { return route.pattern }
@@ -33,21 +35,42 @@ struct RouterTests {
         #expect(Self.pattern(Self.router().match(HTTPMethod(method), path: path[...])) == expected)
     }
 
-    /// A router's tables are shared by its copies until one adds a route:
-    /// the other then keeps its own routes, and only those.
-    @Test func aCopyThatAddsRoutesLeavesTheOriginalAlone() {
-        let original = Self.router()
-        var copy = original
-        let ok: Responder = { _, _ in HTTPResponse(status: .ok) }
+    /// A built router is frozen: routes added to its builder afterwards,
+    /// or to a copy of the builder, reach only the routers built from them.
+    @Test func aBuiltRouterKeepsItsRoutes() {
+        var builder = Self.builder()
+        let original = builder.build()
+        var copy = builder
+        let ok: RouteHandler = { _, _ in HTTPResponse(status: .ok) }
         copy.add(.get, "/extra", ok)
         copy.add(.get, "/api/extra/*", ok)
         copy.addImmediate(.get, "/now") { _, _ in HTTPResponse(status: .ok) }
-        #expect(Self.pattern(copy.match(.get, path: "/extra")) == "/extra")
-        #expect(Self.pattern(copy.match(.get, path: "/api/extra/1")) == "/api/extra/*")
-        #expect(copy.hasImmediateRoutes && copy.registered.count == original.registered.count + 3)
+        builder.add(.get, "/later", ok)
+        let extended = copy.build()
+        #expect(Self.pattern(extended.match(.get, path: "/extra")) == "/extra")
+        #expect(Self.pattern(extended.match(.get, path: "/api/extra/1")) == "/api/extra/*")
+        #expect(extended.hasFastPaths && extended.registered.count == original.registered.count + 3)
+        #expect(Self.pattern(extended.match(.get, path: "/later")) == nil)
         #expect(Self.pattern(original.match(.get, path: "/extra")) == nil)
+        #expect(Self.pattern(original.match(.get, path: "/later")) == nil)
         #expect(Self.pattern(original.match(.get, path: "/api/extra/1")) == "/api/*")
-        #expect(!original.hasImmediateRoutes && original.registered.count == 6)
+        #expect(!original.hasFastPaths && original.registered.count == 6)
+        #expect(Self.pattern(builder.build().match(.get, path: "/later")) == "/later")
+    }
+
+    /// Which routes offer a fast path: an immediate handler does, a
+    /// handler in a task does not, and a responder says for itself.
+    @Test func aRouterKnowsWhetherAnyRouteHasAFastPath() {
+        var builder = RouterBuilder()
+        builder.add(.get, "/later") { _, _ in HTTPResponse(status: .ok) }
+        #expect(!builder.build().hasFastPaths)
+        builder.addImmediate(.get, "/now") { _, _ in HTTPResponse(status: .ok) }
+        #expect(builder.build().hasFastPaths)
+        #expect(RouterBuilder().build().registered.isEmpty && !Router().hasFastPaths)
+        guard case .notFound = Router().match(.get, path: "/") else {
+            Issue.record("an empty router finds nothing")
+            return
+        }
     }
 
     @Test func bindsPathParameters() {
@@ -79,8 +102,8 @@ struct RouterTests {
     /// path's first segment, and must still pick what walking every route
     /// in registration order would pick.
     static func mixedRouter() -> Router {
-        var router = Router()
-        let ok: Responder = { _, _ in HTTPResponse(status: .ok) }
+        var router = RouterBuilder()
+        let ok: RouteHandler = { _, _ in HTTPResponse(status: .ok) }
         router.add(.get, "/{tenant}/y", ok)
         router.add(.get, "/x/{id}", ok)
         router.add(.get, "/x/z", ok)
@@ -88,7 +111,7 @@ struct RouterTests {
         router.add(.get, "/api/*", ok)
         router.add(.get, "/{tenant}/items/{id}", ok)
         router.add(.get, "/api/{version}/items/{id}", ok)
-        return router
+        return router.build()
     }
 
     @Test(arguments: [
@@ -112,9 +135,10 @@ struct RouterTests {
     /// The route a path fits best owns it: a method it refuses is 405, not
     /// served by a shorter prefix.
     @Test func oneRouteAnswersSeveralMethods() {
-        var router = Router()
-        router.add([.get, .post, .delete], "/api/*") { _, _ in HTTPResponse(status: .ok) }
-        router.add(.put, "/api/special") { _, _ in HTTPResponse(status: .ok) }
+        var builder = RouterBuilder()
+        builder.add([.get, .post, .delete], "/api/*") { _, _ in HTTPResponse(status: .ok) }
+        builder.add(.put, "/api/special") { _, _ in HTTPResponse(status: .ok) }
+        let router = builder.build()
         for method in [HTTPMethod.get, .head, .post, .delete] {
             #expect(Self.pattern(router.match(method, path: "/api/items")) == "/api/*", "\(method)")
         }
@@ -131,9 +155,10 @@ struct RouterTests {
         #expect(allowed == [.get, .head, .post, .delete])
         #expect(router.registered.map(\.method) == [.get, .post, .delete, .put])
 
-        var nested = Router()
-        nested.add([.get, .post, .delete], "/api/*") { _, _ in HTTPResponse(status: .ok) }
-        nested.add([.get], "/api/admin/*") { _, _ in HTTPResponse(status: .ok) }
+        var nestedBuilder = RouterBuilder()
+        nestedBuilder.add([.get, .post, .delete], "/api/*") { _, _ in HTTPResponse(status: .ok) }
+        nestedBuilder.add([.get], "/api/admin/*") { _, _ in HTTPResponse(status: .ok) }
+        let nested = nestedBuilder.build()
         #expect(Self.pattern(nested.match(.head, path: "/api/admin/users")) == "/api/admin/*")
         #expect(Self.pattern(nested.match(.post, path: "/api/other")) == "/api/*")
         for path in ["/api/admin", "/api/admin/users/7"] {
@@ -144,8 +169,8 @@ struct RouterTests {
             #expect(owner == [.get, .head])
         }
 
-        var empty = Router()
+        var empty = RouterBuilder()
         empty.add([], "/none") { _, _ in HTTPResponse(status: .ok) }
-        #expect(empty.registered.isEmpty, "a route answering no method registers nothing")
+        #expect(empty.build().registered.isEmpty, "a route answering no method registers nothing")
     }
 }

@@ -1,6 +1,7 @@
 import Core
 import HTTP
 import Observability
+import Routing
 
 /// The per-address cap for requests that come through a trusted reverse
 /// proxy: the proxy holds connections for many clients, so the server's

@@ -1,5 +1,6 @@
 import HTTP
 import Observability
+import Routing
 import System
 
 /// The outermost stage: counts and times every request by route pattern

@@ -1,5 +1,6 @@
 import Core
 import HTTP
+import Routing
 
 /// Reads and checks the JSON object a `/bff/*` endpoint takes. Every
 /// refusal is a 400 (or 413/415) with a sentence naming the field, never

@@ -2,7 +2,7 @@ import Synchronization
 import Testing
 import HTTP
 import Observability
-@testable import Gateway
+@testable import Routing
 
 /// The stages around an endpoint (`Middleware`): `prepare` outermost
 /// first, the endpoint, `finish` innermost first; a refusal skips the
@@ -43,7 +43,7 @@ struct PipelineTests {
     }
 
     static func router(_ journal: Journal) -> Router {
-        var router = Router()
+        var router = RouterBuilder()
         router.add(.get, "/later") { _, _ in
             journal.note("endpoint")
             return HTTPResponse(status: .ok)
@@ -60,7 +60,7 @@ struct PipelineTests {
             journal.note("endpoint")
             throw Refused()
         }
-        return router
+        return router.build()
     }
 
     static func app(_ journal: Journal) -> Application {

@@ -12,6 +12,7 @@ public final class RequestIDGenerator: Sendable {
     /// The most bytes an id takes: the prefix and 16 hex digits.
     static let maxLength = 33
 
+    /// A generator with a fresh random prefix.
     public init() {
         var generator = SystemRandomNumberGenerator()
         let random = generator.next() as UInt64
@@ -42,43 +43,5 @@ public final class RequestIDGenerator: Sendable {
     private static func hexDigit(_ value: UInt64) -> UInt8 {
         let nibble = UInt8(truncatingIfNeeded: value & 0xF)
         return nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
-    }
-}
-
-/// One request's id: a generator's number, or text given as such (tests).
-public struct RequestID: Sendable, CustomStringConvertible {
-    enum Value: Sendable {
-        case numbered(RequestIDGenerator, UInt64)
-        case text(String)
-    }
-
-    let value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    public init(_ text: String) { value = .text(text) }
-
-    public var description: String {
-        switch value {
-        case .numbered(let generator, let number):
-            String(unsafeUninitializedCapacity: RequestIDGenerator.maxLength) { generator.write(number, into: $0) }
-        case .text(let text):
-            text
-        }
-    }
-
-    /// Calls `body` with the id's bytes and whether they are a clean field
-    /// value: a number's hex digits and dash are, as written; a text is
-    /// checked.
-    func withBytes<R>(_ body: (_ bytes: UnsafeBufferPointer<UInt8>, _ clean: Bool) -> R) -> R {
-        switch value {
-        case .numbered(let generator, let number):
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: RequestIDGenerator.maxLength) { buffer in
-                let count = generator.write(number, into: buffer)
-                return body(UnsafeBufferPointer(rebasing: buffer[..<count]), true)
-            }
-        case .text(let text):
-            text.withContiguousUTF8 { body($0, FieldGrammar.isFieldValue(UnsafeRawBufferPointer($0))) }
-        }
     }
 }

@@ -1,6 +1,7 @@
 import Core
 import HTTP
 import Observability
+import Routing
 
 /// The admin listener's routes: liveness, readiness and metrics. They are
 /// served on a separate address (BFF_ADMIN_LISTEN) that should not be
@@ -18,7 +19,7 @@ public struct AdminEndpoints: Sendable {
         self.beforeScrape = beforeScrape
     }
 
-    public func register(in router: inout Router) {
+    public func register(in router: inout RouterBuilder) {
         let alive = HTTPResponse(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
                                  bytes: JSON.object(["status": "ok"]).serialized)
         // Liveness and metrics need nothing outside the process: answered
