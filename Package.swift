@@ -50,8 +50,14 @@ let package = Package(
         .target(name: "Modgud", dependencies: ["HTTPClient", "HTTP", "Core", "Crypto"], swiftSettings: onCallersExecutor),
         // Settings from the environment and a JSON file, validated at once.
         .target(name: "Configuration", dependencies: ["Core", "CSystem"]),
+        // Token refresh: once per rotating refresh token across instances
+        // (the lease lock, fencing, outcome-unknown marks, the failure memo,
+        // outcome signals) behind the RefreshStore protocol, on an injected clock.
+        .target(name: "TokenRefresh", dependencies: ["Sessions", "Modgud", "Core", "Crypto", "Observability"], swiftSettings: onCallersExecutor),
+        // The Redis implementation of the refresh store.
+        .target(name: "TokenRefreshRedis", dependencies: ["TokenRefresh", "Sessions", "SessionsRedis", "Redis"], swiftSettings: onCallersExecutor),
         // Endpoints, middleware, admin listener.
-        .target(name: "Gateway", dependencies: ["HTTP", "Configuration", "Observability", "Core", "Modgud", "Sessions", "SessionsRedis", "Redis", "HTTPClient", "System", "Crypto"], swiftSettings: onCallersExecutor),
+        .target(name: "Gateway", dependencies: ["HTTP", "Configuration", "Observability", "Core", "Modgud", "Sessions", "SessionsRedis", "TokenRefresh", "TokenRefreshRedis", "Redis", "HTTPClient", "System", "Crypto"], swiftSettings: onCallersExecutor),
         // WebAuthn: CBOR, COSE keys, attestation and assertion checks, and a
         // software authenticator (for the simulator and the tests).
         .target(name: "WebAuthn", dependencies: ["Crypto", "Core"]),
@@ -74,7 +80,8 @@ let package = Package(
         .testTarget(name: "ModgudSimulatorTests", dependencies: ["ModgudSimulator", "WebAuthn", "HTTP", "System", "Core", "Crypto", "TestSupport"]),
         .testTarget(name: "ModgudTests", dependencies: ["Modgud", "HTTPClient", "HTTP", "Core", "System", "TestSupport"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "CSystem"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTP", "Configuration", "System", "TestSupport", "Core", "Modgud", "Sessions", "ModgudSimulator", "WebAuthn", "Crypto"]),
+        .testTarget(name: "TokenRefreshTests", dependencies: ["TokenRefresh", "TokenRefreshRedis", "Sessions", "SessionsRedis", "Redis", "System", "Core", "Crypto", "TestSupport"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTP", "Configuration", "System", "TestSupport", "Core", "Modgud", "Sessions", "SessionsRedis", "Redis", "TokenRefresh", "TokenRefreshRedis", "ModgudSimulator", "WebAuthn", "Crypto"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
-/// A byte store for sessions: records, fencing versions, leased locks and a
-/// set index, behind one small protocol so the manager never sees the
-/// backend (the oauth2-proxy layering). `MemorySessionStore` serves tests
+/// A byte store for sessions: records, fencing versions and a set index,
+/// behind one small protocol so the manager never sees the backend (the
+/// oauth2-proxy layering); leased locks are a protocol of their own
+/// (`SessionLockStore`). `MemorySessionStore` serves tests
 /// and single-process runs; `RedisSessionStore` (target `SessionsRedis`)
 /// serves production. Both pass the same conformance suite.
 ///
@@ -58,21 +59,6 @@ public protocol SessionStore: Sendable {
     func compareAndSet(
         _ key: String, expectedVersion: UInt64, record: StoredRecord, ttl: Duration
     ) async throws(SessionStoreError) -> Bool
-
-    /// Takes the lock `name` for `lease`, or returns nil while someone else
-    /// holds it. The lease ends by itself if the holder never releases it.
-    func acquireLock(_ name: String, lease: Duration) async throws(SessionStoreError) -> LockToken?
-
-    /// Extends a held lock to `lease` from now. False when the lease already
-    /// ran out or the lock is held by someone else.
-    func renewLock(_ token: LockToken, lease: Duration) async throws(SessionStoreError) -> Bool
-
-    /// Releases the lock if `token` still holds it; a lock taken over by
-    /// someone else after the lease ran out is left alone.
-    ///
-    /// - Returns: whether this token held the lock and released it.
-    @discardableResult
-    func releaseLock(_ token: LockToken) async throws(SessionStoreError) -> Bool
 
     /// Adds `member` to the set `index` until `ttl` from now (each member
     /// expires on its own; adding again renews it).

@@ -16,7 +16,7 @@ import Sessions
 /// Redis errors map to `SessionStoreError`: not connected → `.unavailable`;
 /// no reply in time or the connection dropped with the command in flight
 /// → `.timedOut` (outcome unknown); an error reply → `.unexpectedReply`.
-public struct RedisSessionStore: SessionStore {
+public struct RedisSessionStore: SessionStore, SessionLockStore {
     let client: RedisClient
     let recordPrefix: [UInt8]
     let lockPrefix: [UInt8]
@@ -202,13 +202,20 @@ public struct RedisSessionStore: SessionStore {
 
     /// Runs Redis calls, mapping their errors.
     func run<T>(_ body: () async throws(RedisError) -> T) async throws(SessionStoreError) -> T {
-        do throws(RedisError) { return try await body() } catch {
-            switch error {
-            case .unavailable: throw .unavailable
-            case .timedOut, .connectionLost: throw .timedOut
-            case .server: throw .unexpectedReply(reason: error.description)
-            case .protocolError: throw .internalFailure(reason: error.description)
-            }
+        do throws(RedisError) { return try await body() } catch { throw SessionStoreError(error) }
+    }
+}
+
+extension SessionStoreError {
+    /// The store error a Redis failure stands for: not connected →
+    /// `.unavailable`; no reply in time or the connection dropped with the
+    /// command in flight → `.timedOut`; an error reply → `.unexpectedReply`.
+    public init(_ error: RedisError) {
+        switch error {
+        case .unavailable: self = .unavailable
+        case .timedOut, .connectionLost: self = .timedOut
+        case .server: self = .unexpectedReply(reason: error.description)
+        case .protocolError: self = .internalFailure(reason: error.description)
         }
     }
 }

@@ -6,6 +6,7 @@ import Sessions
 import Synchronization
 import System
 import Testing
+import TokenRefresh
 @testable import Gateway
 
 /// The record is marked "a refresh was sent" before the refresh token goes
@@ -25,7 +26,7 @@ struct RefreshMarkTests {
         let metrics = MetricsRegistry()
         let modgud = ModgudClient(configuration: ModgudConfiguration(baseURL: "http://127.0.0.1:9", clientID: "bff",
                                                                      clientSecret: Secret("bff-secret")), http: http)
-        let coordinator = RefreshCoordinator(modgud: modgud, sessions: sessions, signals: RefreshSignals(),
+        let coordinator = RefreshCoordinator(modgud: modgud, sessions: sessions, store: MemoryRefreshStore(), signals: RefreshSignals(),
                                              settings: .init(), relay: ModgudRelay(metrics: metrics), metrics: metrics)
         let logs = LogCapture()
         let context = RequestContext(requestID: "test", logger: Logger(sink: .capturing(logs)), peer: SocketAddress?.none,

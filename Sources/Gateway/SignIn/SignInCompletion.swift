@@ -2,6 +2,7 @@ import Core
 import HTTP
 import Modgud
 import Sessions
+import TokenRefresh
 #if canImport(Glibc)
 import Glibc
 #endif
