@@ -14,8 +14,9 @@ import Crypto
 /// Loading a session is one store round trip that also renews the idle
 /// timeout when due (no write per request).
 public struct SessionManager: Sendable {
-    /// The byte store (also used directly by the refresh lock).
-    public let store: any SessionStore
+    /// The byte store; callers outside this module go through the
+    /// manager's operations (the refresh keeps its locks in a store of its own).
+    let store: any SessionStore
     /// The settings.
     public let configuration: SessionConfiguration
     let clock: any UnixClock
