@@ -46,8 +46,9 @@ public final class GatewayService: Sendable {
 
         let redis = RedisClient(configuration: Self.redisConfiguration(config), loops: group.loops)
         let sessionCache = Self.sessionCache(config, redis: redis, loop: group.loops[0])
-        let records = RedisSessionStore(client: redis, cache: sessionCache)
-        let sessions = SessionManager(store: records, configuration: Self.sessionConfiguration(config))
+        let records = RedisSessionStore(client: redis)
+        let sessions = SessionManager(store: records, cache: sessionCache.map { RedisRecordCache($0, store: records) },
+                                      configuration: Self.sessionConfiguration(config))
         var clientSettings = HTTPClientConfiguration(connectTimeout: .seconds(2), timeout: config.modgudTimeout)
         clientSettings.caFile = config.modgudCAFile
         let http = try HTTPClient(configuration: clientSettings, loops: group.loops)

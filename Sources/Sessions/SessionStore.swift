@@ -1,7 +1,8 @@
 /// A byte store for sessions: records, fencing versions and a set index,
 /// behind one small protocol so the manager never sees the backend (the
 /// oauth2-proxy layering); leased locks are a protocol of their own
-/// (`SessionLockStore`). `MemorySessionStore` serves tests
+/// (`SessionLockStore`), and a record cache for the request path's reads
+/// is a decorator (`CachingSessionStore`). `MemorySessionStore` serves tests
 /// and single-process runs; `RedisSessionStore` (target `SessionsRedis`)
 /// serves production. Both pass the same conformance suite.
 ///
@@ -28,19 +29,6 @@ public protocol SessionStore: Sendable {
     /// the record: the idle timeout is renewed on use. A record found past
     /// its absolute expiry is removed and nil is returned.
     func load(_ key: String, touch: Duration?) async throws(SessionStoreError) -> StoredRecord?
-
-    /// Reads the record under `key` like `load(key, touch: nil)`, but may
-    /// answer from memory that the backend keeps current (see
-    /// `RedisSessionStore`: at most its staleness bound behind). For the
-    /// request path only: whoever writes depending on what it read (the
-    /// refresh) uses `load`.
-    func loadRecent(_ key: String) async throws(SessionStoreError) -> StoredRecord?
-
-    /// What `loadRecent` would answer from memory, without waiting: nil
-    /// when it would have to ask the backend (or has no memory). The
-    /// request path tries this first, so a request served from memory
-    /// enters no async call.
-    func recentInMemory(_ key: String) -> StoredRecord?
 
     /// Reads and removes the record under `key` in one atomic step, so that
     /// of two concurrent callers at most one gets it (single-use records).
@@ -72,14 +60,4 @@ public protocol SessionStore: Sendable {
 
     /// One round trip that proves the store answers (for `/readyz`).
     func checkAvailability() async throws(SessionStoreError)
-}
-
-extension SessionStore {
-    /// No memory of its own: the same as `load(key, touch: nil)`.
-    public func loadRecent(_ key: String) async throws(SessionStoreError) -> StoredRecord? {
-        try await load(key, touch: nil)
-    }
-
-    /// No memory of its own: nothing.
-    public func recentInMemory(_ key: String) -> StoredRecord? { nil }
 }

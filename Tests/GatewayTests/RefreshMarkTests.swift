@@ -84,20 +84,8 @@ private final class ReplyLosingStore: SessionStore {
         try await inner.load(key, touch: touch)
     }
 
-    func loadRecent(_ key: String) async throws(SessionStoreError) -> StoredRecord? { try await inner.loadRecent(key) }
-    func recentInMemory(_ key: String) -> StoredRecord? { inner.recentInMemory(key) }
     func take(_ key: String) async throws(SessionStoreError) -> StoredRecord? { try await inner.take(key) }
     func delete(_ keys: [String]) async throws(SessionStoreError) { try await inner.delete(keys) }
-
-    func acquireLock(_ name: String, lease: Duration) async throws(SessionStoreError) -> LockToken? {
-        try await inner.acquireLock(name, lease: lease)
-    }
-
-    func renewLock(_ token: LockToken, lease: Duration) async throws(SessionStoreError) -> Bool {
-        try await inner.renewLock(token, lease: lease)
-    }
-
-    func releaseLock(_ token: LockToken) async throws(SessionStoreError) -> Bool { try await inner.releaseLock(token) }
 
     func addToIndex(_ index: String, member: String, ttl: Duration) async throws(SessionStoreError) {
         try await inner.addToIndex(index, member: member, ttl: ttl)
