@@ -80,7 +80,7 @@ let package = Package(
         .testTarget(name: "ModgudSimulatorTests", dependencies: ["ModgudSimulator", "WebAuthn", "HTTP", "System", "Core", "Crypto", "TestSupport"]),
         .testTarget(name: "ModgudTests", dependencies: ["Modgud", "HTTPClient", "HTTP", "Core", "System", "TestSupport"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "CSystem"]),
-        .testTarget(name: "TokenRefreshTests", dependencies: ["TokenRefresh", "TokenRefreshRedis", "Sessions", "SessionsRedis", "Redis", "System", "Core", "Crypto", "TestSupport"]),
+        .testTarget(name: "TokenRefreshTests", dependencies: ["TokenRefresh", "TokenRefreshRedis", "Sessions", "SessionsRedis", "Redis", "Modgud", "HTTPClient", "Observability", "System", "Core", "Crypto", "TestSupport"]),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTP", "Configuration", "System", "TestSupport", "Core", "Modgud", "Sessions", "SessionsRedis", "Redis", "TokenRefresh", "TokenRefreshRedis", "ModgudSimulator", "WebAuthn", "Crypto"]),
     ],
     swiftLanguageModes: [.v6]

@@ -35,8 +35,9 @@ public protocol RefreshStore: Sendable {
     func releaseLock(_ token: LockToken) async throws(SessionStoreError) -> Bool
 
     /// Keeps `record` (a failed refresh's authenticated outcome) under
-    /// `name` for `hold`, replacing any earlier one; never past
-    /// `record.absoluteExpiry`.
+    /// `name` for `hold`, replacing any earlier one. The reader checks
+    /// `record.absoluteExpiry` itself, so a store may keep it that long or
+    /// drop it sooner.
     func rememberFailure(_ name: String, record: StoredRecord, hold: Duration) async throws(SessionStoreError)
 
     /// The failure record under `name`, or nil when there is none (or its

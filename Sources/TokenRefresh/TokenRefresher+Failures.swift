@@ -3,7 +3,7 @@ import Modgud
 import Sessions
 
 /// A refresh that failed (Modgud's 429, or Modgud unavailable) is
-/// remembered for a moment in the store, beside the session: the holder
+/// remembered for a moment in the refresh store: the holder
 /// writes it before releasing the lock and publishing the outcome, and
 /// whoever takes the lock within `Settings.failureHold` answers the same
 /// without asking Modgud. Otherwise a waiter that missed the published
