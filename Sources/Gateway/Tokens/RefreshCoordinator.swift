@@ -6,8 +6,9 @@ import TokenRefresh
 
 /// The gateway's side of the token refresh (module `TokenRefresh`): asks
 /// the `TokenRefresher` for a session's access token and answers its
-/// failures in HTTP terms, in this one place.
-struct RefreshCoordinator: Sendable {
+/// failures in HTTP terms, in this one place. A class: the proxy binds
+/// it on every request, and a reference is one retain to copy.
+final class RefreshCoordinator: Sendable {
     typealias Settings = TokenRefresher.Settings
 
     let refresher: TokenRefresher
