@@ -32,17 +32,17 @@ public final class MemoryRefreshStore<C: Clock>: RefreshStore where C.Duration =
         await locks.setUnavailable(unavailable)
     }
 
-    /// `RefreshStore.acquireLock`: the lock store's.
+    /// `SessionLockStore.acquireLock`: the lock store's.
     public func acquireLock(_ name: String, lease: Duration) async throws(SessionStoreError) -> LockToken? {
         try await locks.acquireLock(name, lease: lease)
     }
 
-    /// `RefreshStore.renewLock`: the lock store's.
+    /// `SessionLockStore.renewLock`: the lock store's.
     public func renewLock(_ token: LockToken, lease: Duration) async throws(SessionStoreError) -> Bool {
         try await locks.renewLock(token, lease: lease)
     }
 
-    /// `RefreshStore.releaseLock`: the lock store's.
+    /// `SessionLockStore.releaseLock`: the lock store's.
     @discardableResult
     public func releaseLock(_ token: LockToken) async throws(SessionStoreError) -> Bool {
         try await locks.releaseLock(token)

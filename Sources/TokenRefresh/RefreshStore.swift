@@ -2,9 +2,10 @@ import Sessions
 
 /// What the token refresh keeps beside the sessions, behind one small
 /// protocol so the refresh never sees the backend: the session's refresh
-/// lock (a lease, renewed while Modgud is asked, released by its holder
-/// only), the memo of a failed refresh (a record kept for a moment), and
-/// the outcome messages every instance's waiters listen to.
+/// lock (`SessionLockStore`: a lease, renewed while Modgud is asked,
+/// released by its holder only), the memo of a failed refresh (a record
+/// kept for a moment), and the outcome messages every instance's waiters
+/// listen to.
 /// `MemoryRefreshStore` serves tests and single-process runs;
 /// `RedisRefreshStore` (target `TokenRefreshRedis`) serves production.
 /// Both pass the same conformance suite.
@@ -18,22 +19,7 @@ import Sessions
 /// Every operation is one round trip, atomic on its own. Errors are the
 /// session store's: `.unavailable` (nothing happened), `.timedOut` (the
 /// outcome is unknown).
-public protocol RefreshStore: Sendable {
-    /// Takes the lock `name` for `lease`, or returns nil while someone else
-    /// holds it. The lease ends by itself if the holder never releases it.
-    func acquireLock(_ name: String, lease: Duration) async throws(SessionStoreError) -> LockToken?
-
-    /// Extends a held lock to `lease` from now. False when the lease already
-    /// ran out or the lock is held by someone else.
-    func renewLock(_ token: LockToken, lease: Duration) async throws(SessionStoreError) -> Bool
-
-    /// Releases the lock if `token` still holds it; a lock taken over by
-    /// someone else after the lease ran out is left alone.
-    ///
-    /// - Returns: whether this token held the lock and released it.
-    @discardableResult
-    func releaseLock(_ token: LockToken) async throws(SessionStoreError) -> Bool
-
+public protocol RefreshStore: SessionLockStore {
     /// Keeps `record` (a failed refresh's authenticated outcome) under
     /// `name` for `hold`, replacing any earlier one. The reader checks
     /// `record.absoluteExpiry` itself, so a store may keep it that long or

@@ -28,17 +28,17 @@ public struct RedisRefreshStore: RefreshStore {
         self.subscriber = subscriber
     }
 
-    /// `RefreshStore.acquireLock`: see the protocol for the contract.
+    /// `SessionLockStore.acquireLock`: see the protocol for the contract.
     public func acquireLock(_ name: String, lease: Duration) async throws(SessionStoreError) -> LockToken? {
         try await records.acquireLock(name, lease: lease)
     }
 
-    /// `RefreshStore.renewLock`: see the protocol for the contract.
+    /// `SessionLockStore.renewLock`: see the protocol for the contract.
     public func renewLock(_ token: LockToken, lease: Duration) async throws(SessionStoreError) -> Bool {
         try await records.renewLock(token, lease: lease)
     }
 
-    /// `RefreshStore.releaseLock`: see the protocol for the contract.
+    /// `SessionLockStore.releaseLock`: see the protocol for the contract.
     @discardableResult
     public func releaseLock(_ token: LockToken) async throws(SessionStoreError) -> Bool {
         try await records.releaseLock(token)
