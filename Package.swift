@@ -58,8 +58,14 @@ let package = Package(
         // The web framework: router (built, then frozen), responders with an
         // optional fast path, middleware, request context, response errors.
         .target(name: "Routing", dependencies: ["HTTP", "Core", "Observability", "System"], swiftSettings: onCallersExecutor),
+        // Token refresh: once per rotating refresh token across instances
+        // (the lease lock, fencing, outcome-unknown marks, the failure memo,
+        // outcome signals) behind the RefreshStore protocol, on an injected clock.
+        .target(name: "TokenRefresh", dependencies: ["Sessions", "Modgud", "Core", "Crypto", "Observability"], swiftSettings: onCallersExecutor),
+        // The Redis implementation of the refresh store.
+        .target(name: "TokenRefreshRedis", dependencies: ["TokenRefresh", "Sessions", "SessionsRedis", "Redis"], swiftSettings: onCallersExecutor),
         // The product: endpoints, the API proxy, its middleware, admin listener.
-        .target(name: "Gateway", dependencies: ["Routing", "HTTP", "Configuration", "Observability", "Core", "Modgud", "Sessions", "SessionsRedis", "Redis", "HTTPClient", "System", "Crypto"], swiftSettings: onCallersExecutor),
+        .target(name: "Gateway", dependencies: ["Routing", "HTTP", "Configuration", "Observability", "Core", "Modgud", "Sessions", "SessionsRedis", "TokenRefresh", "TokenRefreshRedis", "Redis", "HTTPClient", "System", "Crypto"], swiftSettings: onCallersExecutor),
         // WebAuthn: CBOR, COSE keys, attestation and assertion checks, and a
         // software authenticator (for the simulator and the tests).
         .target(name: "WebAuthn", dependencies: ["Crypto", "Core"]),
@@ -84,7 +90,8 @@ let package = Package(
         .testTarget(name: "ModgudTests", dependencies: ["Modgud", "HTTPClient", "HTTP", "Core", "System", "TestSupport"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "CSystem"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "HTTP", "Observability", "System", "Core", "TestSupport"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Routing", "HTTP", "Configuration", "System", "TestSupport", "Core", "Modgud", "Sessions", "ModgudSimulator", "WebAuthn", "Crypto"]),
+        .testTarget(name: "TokenRefreshTests", dependencies: ["TokenRefresh", "TokenRefreshRedis", "Sessions", "SessionsRedis", "Redis", "Modgud", "HTTPClient", "Observability", "System", "Core", "Crypto", "TestSupport"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Routing", "HTTP", "Configuration", "System", "TestSupport", "Core", "Modgud", "Sessions", "SessionsRedis", "Redis", "TokenRefresh", "TokenRefreshRedis", "ModgudSimulator", "WebAuthn", "Crypto"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,6 +9,8 @@ import Routing
 import Sessions
 import SessionsRedis
 import System
+import TokenRefresh
+import TokenRefreshRedis
 
 /// The running gateway: the public listener and the admin listener on one
 /// group of event loops, with the clients (Redis, Modgud) and the metrics
@@ -27,6 +29,8 @@ public final class GatewayService: Sendable {
     public let upstreams: HTTPClient
     /// Refresh outcomes between instances.
     public let refreshSignals: RefreshSignals
+    /// The refresh's locks, failure memos and outcome messages.
+    public let refreshStore: RedisRefreshStore
     /// Session records kept current by Redis's invalidations; nil when
     /// BFF_SESSION_CACHE_STALENESS_MS is 0.
     public let sessionCache: RedisTrackedCache?
@@ -43,7 +47,8 @@ public final class GatewayService: Sendable {
 
         let redis = RedisClient(configuration: Self.redisConfiguration(config), loops: group.loops)
         let sessionCache = Self.sessionCache(config, redis: redis, loop: group.loops[0])
-        let sessions = SessionManager(store: RedisSessionStore(client: redis, cache: sessionCache),
+        let records = RedisSessionStore(client: redis)
+        let sessions = SessionManager(store: records, cache: sessionCache.map { RedisRecordCache($0, store: records) },
                                       configuration: Self.sessionConfiguration(config))
         var clientSettings = HTTPClientConfiguration(connectTimeout: .seconds(2), timeout: config.modgudTimeout)
         clientSettings.caFile = config.modgudCAFile
@@ -51,15 +56,17 @@ public final class GatewayService: Sendable {
         let modgud = Self.modgudConfiguration(config).map { ModgudClient(configuration: $0, http: http) }
         let upstreams = try HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .seconds(5), timeout: config.upstreamTimeout),
                                        loops: group.loops)
-        let signals = RefreshSignals(redis: redis, subscriber: RedisSubscriber(configuration: Self.redisConfiguration(config),
-                                                                              loop: group.loops[0]),
-                                     metrics: metrics, logger: logger)
+        let refreshStore = RedisRefreshStore(records: records, client: redis,
+                                             subscriber: RedisSubscriber(configuration: Self.redisConfiguration(config),
+                                                                         loop: group.loops[0]))
+        let signals = RefreshSignals(store: refreshStore, metrics: metrics, logger: logger)
         self.redis = redis
         self.sessions = sessions
         self.http = http
         self.modgud = modgud
         self.upstreams = upstreams
         refreshSignals = signals
+        self.refreshStore = refreshStore
         self.sessionCache = sessionCache
 
         var publicRouter = RouterBuilder()
@@ -70,7 +77,7 @@ public final class GatewayService: Sendable {
         var refresher: RefreshCoordinator?
         var clientTokens: ClientTokenCache?
         if let modgud {
-            let coordinator = RefreshCoordinator(modgud: modgud, sessions: sessions, signals: signals,
+            let coordinator = RefreshCoordinator(modgud: modgud, sessions: sessions, store: refreshStore, signals: signals,
                                                  settings: Self.refreshSettings(config), relay: relay, metrics: metrics)
             refresher = coordinator
             if config.machineClient != nil {

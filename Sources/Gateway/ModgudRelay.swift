@@ -22,8 +22,7 @@ public struct ModgudRelay: Sendable {
 
     /// The headers of a 429 that travel with it.
     static func isRateLimitHeader(_ name: String) -> Bool {
-        name.equalsIgnoringASCIICase("Retry-After") || name.equalsIgnoringASCIICase("Content-Type")
-            || name.lowercased().hasPrefix("ratelimit")
+        ModgudReply.isRateLimitField(name)
     }
 
     /// The Retry-After, RateLimit-* and Content-Type fields of `headers`,
@@ -135,7 +134,6 @@ public struct ModgudRelay: Sendable {
 
     /// Metric labels stay within a small alphabet whatever Modgud sends.
     static func label(_ text: String) -> String {
-        let cleaned = text.prefix(40).filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") }
-        return cleaned.isEmpty ? "unknown" : String(cleaned)
+        ModgudReply.label(text)
     }
 }

@@ -1,6 +1,6 @@
 import Crypto
 
-/// Proof of holding a lock from `SessionStore.acquireLock`: the lock's name
+/// Proof of holding a lock from `SessionLockStore.acquireLock`: the lock's name
 /// and a random value only the holder knows, compared by the store on
 /// renew and release so that only the holder can do either.
 public struct LockToken: Sendable, Hashable, CustomStringConvertible {

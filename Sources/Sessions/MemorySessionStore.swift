@@ -7,7 +7,7 @@
 ///
 /// `setUnavailable(true)` simulates a store outage: every operation then
 /// throws `.unavailable` until it is switched off again.
-public actor MemorySessionStore<C: Clock>: SessionStore where C.Duration == Duration {
+public actor MemorySessionStore<C: Clock>: SessionStore, SessionLockStore where C.Duration == Duration {
     struct Entry {
         var record: StoredRecord
         var expiresAt: C.Instant

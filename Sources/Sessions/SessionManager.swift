@@ -14,8 +14,10 @@ import Crypto
 /// Loading a session is one store round trip that also renews the idle
 /// timeout when due (no write per request).
 public struct SessionManager: Sendable {
-    /// The byte store (also used directly by the refresh lock).
-    public let store: any SessionStore
+    /// The byte store, with the record cache in front of the request
+    /// path's reads; callers outside this module go through the manager's
+    /// operations (the refresh keeps its locks in a store of its own).
+    let store: CachingSessionStore
     /// The settings.
     public let configuration: SessionConfiguration
     let clock: any UnixClock
@@ -24,11 +26,12 @@ public struct SessionManager: Sendable {
     /// `Duration` division on every lookup showed in profiles).
     private let touchIntervalMilliseconds: UInt64
 
-    /// A manager over `store`, reading time from `clock`.
-    public init(store: any SessionStore, configuration: SessionConfiguration = SessionConfiguration(),
-                clock: any UnixClock = SystemUnixClock())
+    /// A manager over `store`, with `cache` (if any) in front of the
+    /// request path's reads, reading time from `clock`.
+    public init(store: any SessionStore, cache: (any SessionRecordCache)? = nil,
+                configuration: SessionConfiguration = SessionConfiguration(), clock: any UnixClock = SystemUnixClock())
     {
-        self.store = store
+        self.store = CachingSessionStore(store, cache: cache)
         self.configuration = configuration
         self.clock = clock
         memo = SessionMemo(capacity: configuration.rememberedSessions, maxUnused: configuration.idleTimeout)
@@ -91,7 +94,7 @@ public struct SessionManager: Sendable {
 
     /// `lookup(cookieValue:)` when it needs no wait: the cookie was served
     /// lately (its handle is remembered), no idle renewal is due, and the
-    /// store's memory holds the record (`SessionStore.recentInMemory`).
+    /// record cache holds the record (`CachingSessionStore.recentInMemory`).
     /// nil when any of that is missing; `lookup` then goes to the store.
     /// Most proxied requests of a busy session end here, with no async call
     /// and, from the `Cookie` field's bytes, no `String` made.

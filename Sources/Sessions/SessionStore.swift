@@ -1,6 +1,8 @@
-/// A byte store for sessions: records, fencing versions, leased locks and a
-/// set index, behind one small protocol so the manager never sees the
-/// backend (the oauth2-proxy layering). `MemorySessionStore` serves tests
+/// A byte store for sessions: records, fencing versions and a set index,
+/// behind one small protocol so the manager never sees the backend (the
+/// oauth2-proxy layering); leased locks are a protocol of their own
+/// (`SessionLockStore`), and a record cache for the request path's reads
+/// is a decorator (`CachingSessionStore`). `MemorySessionStore` serves tests
 /// and single-process runs; `RedisSessionStore` (target `SessionsRedis`)
 /// serves production. Both pass the same conformance suite.
 ///
@@ -28,19 +30,6 @@ public protocol SessionStore: Sendable {
     /// its absolute expiry is removed and nil is returned.
     func load(_ key: String, touch: Duration?) async throws(SessionStoreError) -> StoredRecord?
 
-    /// Reads the record under `key` like `load(key, touch: nil)`, but may
-    /// answer from memory that the backend keeps current (see
-    /// `RedisSessionStore`: at most its staleness bound behind). For the
-    /// request path only: whoever writes depending on what it read (the
-    /// refresh) uses `load`.
-    func loadRecent(_ key: String) async throws(SessionStoreError) -> StoredRecord?
-
-    /// What `loadRecent` would answer from memory, without waiting: nil
-    /// when it would have to ask the backend (or has no memory). The
-    /// request path tries this first, so a request served from memory
-    /// enters no async call.
-    func recentInMemory(_ key: String) -> StoredRecord?
-
     /// Reads and removes the record under `key` in one atomic step, so that
     /// of two concurrent callers at most one gets it (single-use records).
     func take(_ key: String) async throws(SessionStoreError) -> StoredRecord?
@@ -59,21 +48,6 @@ public protocol SessionStore: Sendable {
         _ key: String, expectedVersion: UInt64, record: StoredRecord, ttl: Duration
     ) async throws(SessionStoreError) -> Bool
 
-    /// Takes the lock `name` for `lease`, or returns nil while someone else
-    /// holds it. The lease ends by itself if the holder never releases it.
-    func acquireLock(_ name: String, lease: Duration) async throws(SessionStoreError) -> LockToken?
-
-    /// Extends a held lock to `lease` from now. False when the lease already
-    /// ran out or the lock is held by someone else.
-    func renewLock(_ token: LockToken, lease: Duration) async throws(SessionStoreError) -> Bool
-
-    /// Releases the lock if `token` still holds it; a lock taken over by
-    /// someone else after the lease ran out is left alone.
-    ///
-    /// - Returns: whether this token held the lock and released it.
-    @discardableResult
-    func releaseLock(_ token: LockToken) async throws(SessionStoreError) -> Bool
-
     /// Adds `member` to the set `index` until `ttl` from now (each member
     /// expires on its own; adding again renews it).
     func addToIndex(_ index: String, member: String, ttl: Duration) async throws(SessionStoreError)
@@ -86,14 +60,4 @@ public protocol SessionStore: Sendable {
 
     /// One round trip that proves the store answers (for `/readyz`).
     func checkAvailability() async throws(SessionStoreError)
-}
-
-extension SessionStore {
-    /// No memory of its own: the same as `load(key, touch: nil)`.
-    public func loadRecent(_ key: String) async throws(SessionStoreError) -> StoredRecord? {
-        try await load(key, touch: nil)
-    }
-
-    /// No memory of its own: nothing.
-    public func recentInMemory(_ key: String) -> StoredRecord? { nil }
 }

@@ -16,28 +16,20 @@ import Sessions
 /// Redis errors map to `SessionStoreError`: not connected → `.unavailable`;
 /// no reply in time or the connection dropped with the command in flight
 /// → `.timedOut` (outcome unknown); an error reply → `.unexpectedReply`.
-public struct RedisSessionStore: SessionStore {
+public struct RedisSessionStore: SessionStore, SessionLockStore {
     let client: RedisClient
     let recordPrefix: [UInt8]
     let lockPrefix: [UInt8]
     let indexPrefix: [UInt8]
     let unixClock: any UnixClock
-    /// Records kept current by Redis's invalidations, for `loadRecent`.
-    let cache: RedisTrackedCache?
 
     /// A store on `client`, writing keys under `keyPrefix`, reading "now"
-    /// for absolute expiries and index scores from `unixClock`. With
-    /// `cache` (made with ``recordCacheSettings(keyPrefix:capacity:maxStaleness:)``),
-    /// `loadRecent` answers from it while it is current.
-    public init(client: RedisClient, keyPrefix: String = "bff:", unixClock: any UnixClock = SystemUnixClock(),
-                cache: RedisTrackedCache? = nil)
-    {
+    /// for absolute expiries and index scores from `unixClock`. A record
+    /// cache goes in front of it as `CachingSessionStore`, with a
+    /// `RedisRecordCache`.
+    public init(client: RedisClient, keyPrefix: String = "bff:", unixClock: any UnixClock = SystemUnixClock()) {
         self.client = client
-        self.cache = cache
         recordPrefix = Array((keyPrefix + "s:").utf8)
-        // A cache tracking another prefix would never hear of this store's writes.
-        precondition(cache == nil || cache?.settings.keyPrefix == recordPrefix,
-                     "the record cache must track this store's record prefix (recordCacheSettings(keyPrefix:))")
         lockPrefix = Array((keyPrefix + "l:").utf8)
         indexPrefix = Array((keyPrefix + "u:").utf8)
         self.unixClock = unixClock
@@ -57,7 +49,7 @@ public struct RedisSessionStore: SessionStore {
     public func save(_ key: String, record: StoredRecord, ttl: Duration) async throws(SessionStoreError) {
         let redisKey = recordPrefix + key.utf8
         let milliseconds = record.timeToLive(ttl, now: unixClock.unixMilliseconds())
-        _ = try await writing([key]) { () async throws(RedisError) in
+        _ = try await run { () async throws(RedisError) in
             guard milliseconds > 0 else { return try await client.send([Array("DEL".utf8), redisKey]) }
             return try await client.eval(SessionScripts.save, keys: [redisKey], arguments: [
                 decimal(record.version), decimal(record.absoluteExpiry), record.bytes, decimal(milliseconds),
@@ -75,33 +67,6 @@ public struct RedisSessionStore: SessionStore {
                 decimal(touch.wholeMilliseconds), decimal(now),
             ])
         }
-        // A renewal is a write (Redis announces it too); the next read goes
-        // to Redis, so a cached copy never outlives a renewal, announced or not.
-        if touch != nil { cache?.forget(key) }
-        return try Self.record(from: reply)
-    }
-
-    /// `SessionStore.loadRecent`: from the tracked cache when it holds the
-    /// record and is current; else one `HMGET`, whose reply fills the cache
-    /// unless an invalidation of the key crossed it.
-    /// `SessionStore.recentInMemory`: the cached reply, when there is one
-    /// and it reads as a record (one that does not is left to `loadRecent`,
-    /// which reports it).
-    public func recentInMemory(_ key: String) -> StoredRecord? {
-        guard let reply = cache?.cached(key) else { return nil }
-        return try? Self.record(from: reply)
-    }
-
-    public func loadRecent(_ key: String) async throws(SessionStoreError) -> StoredRecord? {
-        guard let cache else { return try await load(key, touch: nil) }
-        if let reply = cache.cached(key) { return try Self.record(from: reply) }
-        let redisKey = recordPrefix + key.utf8
-        let reply = try await run { () async throws(RedisError) in
-            try await cache.fill(key) { () async throws(RedisError) in
-                let reply = try await readRecord(redisKey)
-                return (reply, !Self.isMissing(reply))
-            }
-        }
         return try Self.record(from: reply)
     }
 
@@ -115,7 +80,7 @@ public struct RedisSessionStore: SessionStore {
     /// `SessionStore.take`: see the protocol for the contract.
     public func take(_ key: String) async throws(SessionStoreError) -> StoredRecord? {
         let redisKey = recordPrefix + key.utf8
-        let reply = try await writing([key]) { () async throws(RedisError) in
+        let reply = try await run { () async throws(RedisError) in
             try await client.eval(SessionScripts.take, keys: [redisKey])
         }
         return try Self.record(from: reply)
@@ -125,7 +90,7 @@ public struct RedisSessionStore: SessionStore {
     public func delete(_ keys: [String]) async throws(SessionStoreError) {
         guard !keys.isEmpty else { return }
         let redisKeys = keys.map { recordPrefix + $0.utf8 }
-        _ = try await writing(keys) { () async throws(RedisError) in try await client.delete(redisKeys) }
+        _ = try await run { () async throws(RedisError) in try await client.delete(redisKeys) }
     }
 
     /// `SessionStore.compareAndSet`: see the protocol for the contract.
@@ -134,7 +99,7 @@ public struct RedisSessionStore: SessionStore {
     ) async throws(SessionStoreError) -> Bool {
         let redisKey = recordPrefix + key.utf8
         let milliseconds = record.timeToLive(ttl, now: unixClock.unixMilliseconds())
-        let reply = try await writing([key]) { () async throws(RedisError) in
+        let reply = try await run { () async throws(RedisError) in
             try await client.eval(SessionScripts.compareAndSet, keys: [redisKey], arguments: [
                 decimal(expectedVersion), decimal(expectedVersion &+ 1), decimal(record.absoluteExpiry),
                 record.bytes, decimal(milliseconds),
@@ -189,26 +154,22 @@ public struct RedisSessionStore: SessionStore {
         try await client.send([Array("HMGET".utf8), redisKey, [0x76], [0x78], [0x64]])
     }
 
-    /// Runs a write of the records under `keys`: their cached copies are
-    /// dropped before it is sent and again once it is answered or failed, so
-    /// a copy read meanwhile by another request of this process does not
-    /// outlive the write here, even before Redis's invalidation arrives.
-    func writing<T>(_ keys: [String], _ body: () async throws(RedisError) -> T) async throws(SessionStoreError) -> T {
-        guard let cache else { return try await run(body) }
-        for key in keys { cache.forget(key) }
-        defer { for key in keys { cache.forget(key) } }
-        return try await run(body)
-    }
-
     /// Runs Redis calls, mapping their errors.
     func run<T>(_ body: () async throws(RedisError) -> T) async throws(SessionStoreError) -> T {
-        do throws(RedisError) { return try await body() } catch {
-            switch error {
-            case .unavailable: throw .unavailable
-            case .timedOut, .connectionLost: throw .timedOut
-            case .server: throw .unexpectedReply(reason: error.description)
-            case .protocolError: throw .internalFailure(reason: error.description)
-            }
+        do throws(RedisError) { return try await body() } catch { throw SessionStoreError(error) }
+    }
+}
+
+extension SessionStoreError {
+    /// The store error a Redis failure stands for: not connected →
+    /// `.unavailable`; no reply in time or the connection dropped with the
+    /// command in flight → `.timedOut`; an error reply → `.unexpectedReply`.
+    public init(_ error: RedisError) {
+        switch error {
+        case .unavailable: self = .unavailable
+        case .timedOut, .connectionLost: self = .timedOut
+        case .server: self = .unexpectedReply(reason: error.description)
+        case .protocolError: self = .internalFailure(reason: error.description)
         }
     }
 }

@@ -6,6 +6,7 @@ import Sessions
 import System
 import Testing
 import TestSupport
+import TokenRefresh
 @testable import Gateway
 
 /// The refresh lock in Redis while Modgud is asked: its lease is renewed
@@ -40,9 +41,9 @@ struct RefreshLockTests {
             return try await first.accessToken(for: &copy, audience: nil, client: .v4(0x7F00_0001), context: context).revealed
         }
         try await Task.sleep(for: .milliseconds(4500))
-        let probe = try await service.sessions.store.acquireLock("refresh:" + session.lockName, lease: .seconds(1))
+        let probe = try await service.refreshStore.acquireLock("refresh:" + session.lockName, lease: .seconds(1))
         #expect(probe == nil, "the lock is still held after two and a quarter leases")
-        if let probe { _ = try await service.sessions.store.releaseLock(probe) }
+        if let probe { _ = try await service.refreshStore.releaseLock(probe) }
 
         var copy = session
         let waitStarted = ContinuousClock.now
@@ -78,7 +79,7 @@ struct RefreshLockTests {
         let coordinator = try fixture.coordinator(.init(skew: .seconds(60)), metrics: metrics)
         let context = RefreshFixture.context()
         var session = try #require(try await fixture.session())
-        let abandoned = try await service.sessions.store.acquireLock("refresh:" + session.lockName, lease: .milliseconds(800))
+        let abandoned = try await service.refreshStore.acquireLock("refresh:" + session.lockName, lease: .milliseconds(800))
         #expect(abandoned != nil)
         fixture.lifetime(3600)
         fixture.harness.simulator.injectFault(path: "/connect/token", count: 1, .delay(milliseconds: 1000))

@@ -7,6 +7,7 @@ import Sessions
 import Synchronization
 import System
 import Testing
+import TokenRefresh
 @testable import Gateway
 
 /// The record is marked "a refresh was sent" before the refresh token goes
@@ -26,7 +27,7 @@ struct RefreshMarkTests {
         let metrics = MetricsRegistry()
         let modgud = ModgudClient(configuration: ModgudConfiguration(baseURL: "http://127.0.0.1:9", clientID: "bff",
                                                                      clientSecret: Secret("bff-secret")), http: http)
-        let coordinator = RefreshCoordinator(modgud: modgud, sessions: sessions, signals: RefreshSignals(),
+        let coordinator = RefreshCoordinator(modgud: modgud, sessions: sessions, store: MemoryRefreshStore(), signals: RefreshSignals(),
                                              settings: .init(), relay: ModgudRelay(metrics: metrics), metrics: metrics)
         let logs = LogCapture()
         let context = RequestContext(requestID: "test", logger: Logger(sink: .capturing(logs)), peer: SocketAddress?.none,
@@ -84,20 +85,8 @@ private final class ReplyLosingStore: SessionStore {
         try await inner.load(key, touch: touch)
     }
 
-    func loadRecent(_ key: String) async throws(SessionStoreError) -> StoredRecord? { try await inner.loadRecent(key) }
-    func recentInMemory(_ key: String) -> StoredRecord? { inner.recentInMemory(key) }
     func take(_ key: String) async throws(SessionStoreError) -> StoredRecord? { try await inner.take(key) }
     func delete(_ keys: [String]) async throws(SessionStoreError) { try await inner.delete(keys) }
-
-    func acquireLock(_ name: String, lease: Duration) async throws(SessionStoreError) -> LockToken? {
-        try await inner.acquireLock(name, lease: lease)
-    }
-
-    func renewLock(_ token: LockToken, lease: Duration) async throws(SessionStoreError) -> Bool {
-        try await inner.renewLock(token, lease: lease)
-    }
-
-    func releaseLock(_ token: LockToken) async throws(SessionStoreError) -> Bool { try await inner.releaseLock(token) }
 
     func addToIndex(_ index: String, member: String, ttl: Duration) async throws(SessionStoreError) {
         try await inner.addToIndex(index, member: member, ttl: ttl)

@@ -5,7 +5,9 @@ import Observability
 import Sessions
 import Testing
 import TestSupport
+import TokenRefreshRedis
 @testable import Gateway
+@testable import TokenRefresh
 
 /// What anyone able to write to Redis, without a session's cookie, can make
 /// of its refresh: nothing a browser is answered with. Forged outcomes on
@@ -27,7 +29,7 @@ struct RefreshOutcomeTrustTests {
         var session = try #require(try await fixture.session())
         let lockName = session.lockName
         let now = fixture.harness.service.sessions.now
-        let forged429 = RefreshSignal.rateLimited(headers: ["Retry-After": "3600"], body: Array("forged".utf8))
+        let forged429 = RefreshSignal.rateLimited(fields: [.init("Retry-After", "3600")], body: Array("forged".utf8))
         let records = [
             StoredRecord(bytes: Array(#"rate_limited {"headers":[["Retry-After","3600"]],"body":"forged"}"#.utf8),
                          absoluteExpiry: now + 30_000),
@@ -37,7 +39,7 @@ struct RefreshOutcomeTrustTests {
                          absoluteExpiry: now + 30_000),
         ]
         for (index, record) in records.enumerated() {
-            try await fixture.harness.service.sessions.store.save("refresh-failed:" + lockName, record: record, ttl: .seconds(30))
+            try await fixture.harness.service.refreshStore.rememberFailure("refresh-failed:" + lockName, record: record, hold: .seconds(30))
             let mark = simulator.lastRequestSeq
             let token = try await holder.accessToken(for: &session, audience: nil, client: .v4(0x7F00_0001), context: context)
             #expect(!token.revealed.isEmpty, "record \(index): answered with a fresh token")
@@ -81,12 +83,12 @@ struct RefreshOutcomeTrustTests {
         while fixture.harness.service.refreshSignals.waiterCount(for: session.lockName) == 0, ContinuousClock.now < registered {
             try await Task.sleep(for: .milliseconds(10))
         }
-        let forged = RefreshSignal.rateLimited(headers: ["Retry-After": "3600"], body: Array("forged".utf8))
+        let forged = RefreshSignal.rateLimited(fields: [.init("Retry-After", "3600")], body: Array("forged".utf8))
         let messages = [
             Array((session.lockName + #" rate_limited {"headers":[["Retry-After","3600"]],"body":"forged"}"#).utf8),
             forged.message(lockName: session.lockName, key: Self.foreignKey),
         ]
-        for message in messages { _ = try await fixture.harness.service.redis.publish(RefreshSignals.channel, message) }
+        for message in messages { _ = try await fixture.harness.service.redis.publish(RedisRefreshStore.channel, message) }
         let relayed = try await waiting.value
         let leader = try await first.value
 

@@ -1,12 +1,16 @@
 import Core
 import Crypto
 import HTTP
+import Modgud
 import Observability
 import Redis
+import SessionsRedis
 import System
 import Testing
 import TestSupport
+import TokenRefreshRedis
 @testable import Gateway
+@testable import TokenRefresh
 
 @Suite("Refresh signals: waiters")
 struct RefreshSignalsTests {
@@ -52,6 +56,11 @@ struct RefreshSignalsTests {
     static func awkward429() -> RefreshSignal {
         var body = Array(#"{"error":"rate_limited","note":""#.utf8) + [0x00, 0xFF, 0xC3, 0x28, 0xE2, 0x82, 0x00, 0x80]
         body += (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        return .rateLimited(awkward429Reply(body: body))
+    }
+
+    /// The reply `awkward429` carries: only fields that travel with a 429.
+    static func awkward429Reply(body: [UInt8] = []) -> ModgudReply {
         var headers = HTTPHeaders()
         headers.add("Retry-After", "7")
         let obsText: [UInt8] = Array(#""token";q=100;w=60;n=""#.utf8) + [0x80, 0xE9, 0xFF, 0x22]
@@ -60,7 +69,7 @@ struct RefreshSignalsTests {
         }
         headers.add("RateLimit", #""token";r=0;t=7"#)
         headers.add("Content-Type", "application/json; charset=utf-8")
-        return .rateLimited(headers: headers, body: body)
+        return ModgudReply(status: .tooManyRequests, headers: headers, body: body)
     }
 
     /// A 429 is carried whole and exactly: its Retry-After, RateLimit-*
@@ -89,7 +98,7 @@ struct RefreshSignalsTests {
         waiter.cancel()
         #expect(received == signal)
 
-        guard case .rateLimited(let reply)? = RefreshResult(failure: received), case .rateLimited(let sent, let body) = signal else {
+        guard case .rateLimited(let reply)? = RefreshResult(failure: received), case .rateLimited(_, let body) = signal else {
             Issue.record("no 429")
             return await instances.stop()
         }
@@ -99,7 +108,7 @@ struct RefreshSignalsTests {
         #expect(relayedBody == body)
         var relayed = answer.headers
         relayed.removeFields { name, _ in String(decoding: name, as: UTF8.self) == "Cache-Control" }
-        #expect(relayed == sent, "every relayed field, byte for byte")
+        #expect(relayed == Self.awkward429Reply().headers, "every relayed field, byte for byte")
         await instances.stop()
     }
 
@@ -119,7 +128,7 @@ struct RefreshSignalsTests {
                 + RefreshSignal.unavailable.message(lockName: "lock-other", key: Self.key).drop { $0 != UInt8(ascii: " ") },
             Array("nospace".utf8),
         ]
-        for message in forged { _ = try await instances.client.publish(RefreshSignals.channel, message) }
+        for message in forged { _ = try await instances.client.publish(RedisRefreshStore.channel, message) }
         #expect(await waiter.next(timeout: .milliseconds(500)) == nil, "no forged message reached the waiter")
         await instances.a.publish("lock-forged", .unavailable, key: Self.key)
         #expect(await waiter.next(timeout: .seconds(10)) == .unavailable)
@@ -138,7 +147,7 @@ struct RefreshSignalsTests {
         let instances = try await TwoInstances.start()
         let lockName = "lock-tampered"
         let waiter = instances.b.waiter(for: lockName, key: Self.key)
-        let signal = RefreshSignal.rateLimited(headers: ["Retry-After": "7"], body: Array("slow down".utf8))
+        let signal = RefreshSignal.rateLimited(fields: [.init("Retry-After", "7")], body: Array("slow down".utf8))
         let genuine = signal.message(lockName: lockName, key: Self.key)
         let tagStart = lockName.utf8.count + 1
         let payloadStart = tagStart + 44
@@ -146,13 +155,13 @@ struct RefreshSignalsTests {
         for position in positions {
             var tampered = genuine
             tampered[position] = tampered[position] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
-            _ = try await instances.client.publish(RefreshSignals.channel, tampered)
+            _ = try await instances.client.publish(RedisRefreshStore.channel, tampered)
         }
         #expect(await waiter.next(timeout: .milliseconds(500)) == nil, "no tampered message reached the waiter")
         // The one in the lock name names a session nobody waits for here: dropped unread.
         #expect(metricValue(instances.metrics.render(), "bff_refresh_outcomes_refused_total", #"source="message""#)
             == Double(positions.count - 1))
-        _ = try await instances.client.publish(RefreshSignals.channel, genuine)
+        _ = try await instances.client.publish(RedisRefreshStore.channel, genuine)
         #expect(await waiter.next(timeout: .seconds(10)) == signal)
         waiter.cancel()
         await instances.stop()
@@ -178,15 +187,17 @@ struct TwoInstances {
         let client = RedisClient(configuration: configuration, loops: group.loops)
         client.start()
         let (metrics, logs) = (MetricsRegistry(), LogCapture())
-        let a = RefreshSignals(redis: client, subscriber: RedisSubscriber(configuration: configuration, loop: group.loops[0]))
-        let b = RefreshSignals(redis: client, subscriber: RedisSubscriber(configuration: configuration, loop: group.loops[0]),
+        let a = RefreshSignals(store: RedisRefreshStore(records: RedisSessionStore(client: client), client: client,
+                                                        subscriber: RedisSubscriber(configuration: configuration, loop: group.loops[0])))
+        let b = RefreshSignals(store: RedisRefreshStore(records: RedisSessionStore(client: client), client: client,
+                                                        subscriber: RedisSubscriber(configuration: configuration, loop: group.loops[0])),
                                metrics: metrics, logger: Logger(sink: .capturing(logs)))
         a.start()
         b.start()
         let instances = TwoInstances(server: server, group: group, client: client, a: a, b: b, metrics: metrics, logs: logs)
         // Both subscribed before anything is published.
         for _ in 0..<500 {
-            let reply = try? await client.send([Array("PUBSUB".utf8), Array("NUMSUB".utf8), RefreshSignals.channel])
+            let reply = try? await client.send([Array("PUBSUB".utf8), Array("NUMSUB".utf8), RedisRefreshStore.channel])
             if reply?.array?.last?.integer == 2 { return instances }
             try await Task.sleep(for: .milliseconds(10))
         }

@@ -9,7 +9,7 @@ import Testing
 import TestSupport
 @testable import Gateway
 
-/// The session's token refresh (Sources/Gateway/Tokens/RefreshCoordinator.swift)
+/// The session's token refresh (Sources/TokenRefresh/TokenRefresher.swift)
 /// through a proxied `user` route, against the simulator's rotating
 /// refresh tokens: single flight in one process and across instances, the
 /// failure classes, and the unknown outcome of a timed-out refresh.

@@ -37,7 +37,7 @@ struct RedisHarness: StoreHarness {
                             redisStore: RedisSessionStore(client: client, keyPrefix: keyPrefix))
     }
 
-    var store: any SessionStore { redisStore }
+    var store: any SessionStore & SessionLockStore { redisStore }
     var unixClock: any UnixClock { SystemUnixClock() }
 
     func advance(by duration: Duration) async throws { try await Task.sleep(for: duration) }

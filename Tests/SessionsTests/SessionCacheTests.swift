@@ -5,7 +5,7 @@ import SessionsRedis
 import Testing
 
 /// Two gateway instances on one Redis, each with its own session cache
-/// (`RedisTrackedCache` behind `RedisSessionStore.loadRecent`).
+/// (`RedisRecordCache` in front of `RedisSessionStore`).
 @Suite("Session cache across instances")
 struct SessionCacheTests {
     struct Instance {
@@ -19,7 +19,8 @@ struct SessionCacheTests {
                                       publisher: harness.client,
                                       settings: RedisSessionStore.recordCacheSettings(capacity: 16, maxStaleness: maxStaleness))
         cache.start()
-        let manager = SessionManager(store: RedisSessionStore(client: harness.client, cache: cache), clock: clock)
+        let store = RedisSessionStore(client: harness.client)
+        let manager = SessionManager(store: store, cache: RedisRecordCache(cache, store: store), clock: clock)
         await Self.waitUntil(timeout: .seconds(5)) { cache.isCurrent }
         #expect(cache.isCurrent)
         return Instance(cache: cache, manager: manager)

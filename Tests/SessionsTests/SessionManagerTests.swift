@@ -36,7 +36,7 @@ struct SessionManagerTests {
             let expiring = try await manager.end(reloaded)
             #expect(expiring == "__Host-bff=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Strict")
             #expect(try await manager.load(cookieHeader: header) == nil)
-            #expect(try await manager.store.indexMembers(SessionManager.userIndexForTests(data.subject)).isEmpty)
+            #expect(try await harness.store.indexMembers(SessionManager.userIndexForTests(data.subject)).isEmpty)
         }
     }
 
@@ -74,8 +74,8 @@ struct SessionManagerTests {
                 return
             }
             #expect(try await manager.load(cookieHeader: Fixtures.cookieHeader(secondCookie)) != nil)
-            #expect(try await manager.store.indexMembers(SessionManager.userIndexForTests("alice")).isEmpty)
-            #expect(try await manager.store.indexMembers(SessionManager.userIndexForTests("bob")) == [second.lockName])
+            #expect(try await harness.store.indexMembers(SessionManager.userIndexForTests("alice")).isEmpty)
+            #expect(try await harness.store.indexMembers(SessionManager.userIndexForTests("bob")) == [second.lockName])
             // A cookie naming nothing (a planted or stale id) is simply replaced.
             let stale = "__Host-bff=" + String(repeating: "A", count: 43)
             #expect(try await manager.create(Fixtures.data(subject: "bob"), replacing: stale).session.version == 1)

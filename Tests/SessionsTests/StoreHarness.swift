@@ -9,7 +9,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
 /// One store under test, with the means to move its time and take it down.
 protocol StoreHarness: Sendable {
-    var store: any SessionStore { get }
+    var store: any SessionStore & SessionLockStore { get }
     /// The clock the store reads absolute expiries from.
     var unixClock: any UnixClock { get }
     /// Lets `duration` pass on the store's clocks (memory: moves the manual
@@ -39,7 +39,7 @@ struct MemoryHarness: StoreHarness {
 
     init() { memory = MemorySessionStore(clock: clock, unixClock: clock) }
 
-    var store: any SessionStore { memory }
+    var store: any SessionStore & SessionLockStore { memory }
     var unixClock: any UnixClock { clock }
     func advance(by duration: Duration) async throws { clock.advance(by: duration) }
     func stop() async throws { await memory.setUnavailable(true) }

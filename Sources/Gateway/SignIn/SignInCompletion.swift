@@ -3,6 +3,7 @@ import HTTP
 import Modgud
 import Routing
 import Sessions
+import TokenRefresh
 #if canImport(Glibc)
 import Glibc
 #endif

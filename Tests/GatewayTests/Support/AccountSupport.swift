@@ -163,7 +163,8 @@ struct AccountDeployment {
 
     /// Whether the session's record is still in the store (read without renewing it).
     func recordExists(_ session: Session) async throws -> Bool {
-        try await harness.service.sessions.store.load(session.lockName, touch: nil) != nil
+        if case .notFound = try await harness.service.sessions.reload(session) { return false }
+        return true
     }
 
     /// `POST /connect/introspect` at the simulator, as the gateway's client.

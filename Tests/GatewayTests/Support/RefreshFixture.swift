@@ -9,6 +9,7 @@ import Sessions
 import System
 import Testing
 import TestSupport
+import TokenRefresh
 @testable import Gateway
 
 /// A harness with `/api/` proxied (token `user`) to a recording upstream,
@@ -95,7 +96,8 @@ struct RefreshFixture {
     /// it can only wait on the lock), recording into `metrics`.
     func coordinator(_ settings: RefreshCoordinator.Settings, metrics: MetricsRegistry) throws -> RefreshCoordinator {
         let service = harness.service
-        return RefreshCoordinator(modgud: try #require(service.modgud), sessions: service.sessions, signals: service.refreshSignals,
+        return RefreshCoordinator(modgud: try #require(service.modgud), sessions: service.sessions, store: service.refreshStore,
+                                  signals: service.refreshSignals,
                                   settings: settings, relay: ModgudRelay(metrics: metrics), metrics: metrics)
     }
 

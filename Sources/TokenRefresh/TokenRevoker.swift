@@ -10,7 +10,7 @@ import Synchronization
 /// grant the token belongs to (RFC 7009, 2.1), then the access tokens.
 /// A token family left live at Modgud after its session ended here is a
 /// credential nobody can sign out of.
-struct TokenRevoker: Sendable {
+public struct TokenRevoker: Sendable {
     let modgud: ModgudClient
     private let failures: Counter
     /// The background revocations still running, for `drain`.
@@ -40,7 +40,7 @@ struct TokenRevoker: Sendable {
     /// Revokes every token of `sets` now, one call each; returns how many
     /// calls failed and how many were made. Failures are counted under
     /// `reason`.
-    func revoke(_ sets: [SessionTokens], reason: String) async -> (failed: Int, of: Int) {
+    public func revoke(_ sets: [SessionTokens], reason: String) async -> (failed: Int, of: Int) {
         let list = Self.revocations(sets)
         var failed = 0
         for (token, hint) in list {
@@ -53,7 +53,7 @@ struct TokenRevoker: Sendable {
 
     /// `revoke` in a task of its own: the answer that ended the session
     /// never waits for Modgud. A failure is logged (counts only) and counted.
-    func revokeInBackground(_ sets: [SessionTokens], reason: String, logger: Logger) {
+    public func revokeInBackground(_ sets: [SessionTokens], reason: String, logger: Logger) {
         guard !sets.isEmpty else { return }
         running.start {
             let (failed, count) = await revoke(sets, reason: reason)
@@ -66,7 +66,7 @@ struct TokenRevoker: Sendable {
     /// Waits for the background revocations still running, at most
     /// `limit` (at shutdown, before the client to Modgud closes); returns
     /// how many were still running then.
-    func drain(within limit: Duration) async -> Int {
+    public func drain(within limit: Duration) async -> Int {
         await running.drain(within: limit)
     }
 }

@@ -6,7 +6,7 @@ import Sessions
 /// on: the successor written into the record, an unknown outcome kept
 /// marked, or the session ended with its tokens revoked. Called holding
 /// the session's refresh lock.
-extension RefreshCoordinator {
+extension TokenRefresher {
     /// Writes the successor tokens (compare-and-set on the version; we hold
     /// the lock, so a lost race means the session ended or was written by
     /// something else, which is merged with).
@@ -42,7 +42,7 @@ extension RefreshCoordinator {
                 continue
             } catch {
                 logger.error("refresh.write_failed", ["attempt": .int(attempt)])
-                try? await Task.sleep(for: .milliseconds(100 * attempt))
+                try? await clock.sleep(for: .milliseconds(100 * attempt))
             }
             let reloaded = await reload(current)
             if let successor = reloaded.session {

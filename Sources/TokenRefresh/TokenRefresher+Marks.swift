@@ -5,7 +5,7 @@ import Sessions
 /// the refresh token goes to Modgud, so that an answer never seen leaves
 /// the token marked as possibly spent; taken out again when nothing was
 /// redeemed. Called holding the session's refresh lock.
-extension RefreshCoordinator {
+extension TokenRefresher {
     /// Records "a refresh was sent at `now`" (keeping an earlier mark);
     /// nil when the store cannot take the write, and nothing is sent then.
     /// A write that failed may still have landed (its reply lost to the
@@ -35,7 +35,7 @@ extension RefreshCoordinator {
     func removeMark(since: UInt64, from session: Session, readFirst: Bool, logger: Logger) async {
         var current: Session? = readFirst ? nil : session
         for attempt in 0..<3 {
-            if attempt > 0 { try? await Task.sleep(for: .milliseconds(100 << attempt)) }
+            if attempt > 0 { try? await clock.sleep(for: .milliseconds(100 << attempt)) }
             if current == nil {
                 switch try? await sessions.reload(session) {
                 case .found(let latest)?: current = latest

@@ -1,4 +1,3 @@
-import HTTP
 import Modgud
 import Observability
 import Sessions
@@ -23,8 +22,7 @@ enum RefreshResult: Sendable {
         switch self {
         case .fresh: .refreshed
         case .ended: .ended
-        case .rateLimited(let reply):
-            .rateLimited(headers: ModgudRelay.rateLimitFields(of: reply.headers), body: reply.body)
+        case .rateLimited(let reply): .rateLimited(reply)
         case .unavailable: .unavailable
         case .storeUnavailable, .refused: nil
         }
@@ -52,17 +50,5 @@ struct RefreshMetrics: Sendable {
             "bff_refresh_lock_wait_seconds",
             help: "Time a request waited while another request (on this instance or another) refreshed its session's token.",
             buckets: buckets)
-    }
-}
-
-extension GatewayError {
-    /// Modgud could not be asked for a token (down, failing or slow); the
-    /// session stays.
-    static let tokenUnavailable = GatewayError(.serviceUnavailable, "upstream_unavailable",
-                                               "The identity server cannot issue a token right now; try again shortly.",
-                                               headers: ["Retry-After": "5"])
-
-    static func sessionExpired(cookie: String) -> GatewayError {
-        GatewayError(.unauthorized, "session_expired", "The session has ended; sign in again.", headers: ["Set-Cookie": cookie])
     }
 }

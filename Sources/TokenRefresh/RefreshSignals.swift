@@ -1,16 +1,17 @@
 import Core
 import Crypto
 import Observability
-import Redis
+import Sessions
 import Synchronization
 
 /// Wakes the requests waiting for a session's refresh when it is done, on
 /// this instance and on every other one: the refresher publishes the
-/// outcome on one Redis channel, which every instance keeps one
-/// subscription to, and each instance hands it to its waiters for that
-/// session. Messages can be lost (Redis pub/sub while reconnecting), so a
-/// waiter never waits on a signal alone: it also polls the session record
-/// (`RefreshCoordinator`), and the signal only cuts the wait short.
+/// outcome through the `RefreshStore` (Redis: one channel, which every
+/// instance keeps one subscription to), and each instance hands it to its
+/// waiters for that session. Messages can be lost (Redis pub/sub while
+/// reconnecting), so a waiter never waits on a signal alone: it also polls
+/// the session record (`TokenRefresher`), and the signal only cuts the
+/// wait short.
 ///
 /// A message is `<lock name> <tag> <outcome>`, authenticated under the
 /// session's own key (`RefreshSignal+Authentication.swift`); lock names
@@ -21,11 +22,8 @@ import Synchronization
 /// `bff_refresh_outcomes_refused_total`, logged without its content): its
 /// waiters go on polling, as for a message that never came.
 public final class RefreshSignals: Sendable {
-    /// The one channel every instance listens on.
-    static let channel = Array("bff:refreshed".utf8)
-
-    private let redis: RedisClient?
-    private let subscriber: RedisSubscriber?
+    private let store: (any RefreshStore)?
+    private let clock: RefreshClock
     private let waiters = Mutex<[String: [UInt64: Waiter]]>([:])
     private let nextID = Atomic<UInt64>(1)
     private let listener = Mutex<Task<Void, Never>?>(nil)
@@ -33,18 +31,18 @@ public final class RefreshSignals: Sendable {
     private let logger: Logger
 
     /// Signals within this process only (tests, single-instance runs).
-    public init(metrics: MetricsRegistry = MetricsRegistry(), logger: Logger = Logger(sink: .standardOutput)) {
-        redis = nil
-        subscriber = nil
+    public init(clock: RefreshClock = .continuous, metrics: MetricsRegistry = MetricsRegistry(),
+                logger: Logger = Logger(sink: .standardOutput)) {
+        store = nil
+        self.clock = clock
         (refused, self.logger) = (Self.refusedCounter(metrics), logger)
     }
 
-    /// Signals across instances through `redis`; `subscriber` is a
-    /// dedicated connection for the subscription.
-    public init(redis: RedisClient, subscriber: RedisSubscriber, metrics: MetricsRegistry = MetricsRegistry(),
+    /// Signals across instances through `store`'s outcome messages.
+    public init(store: any RefreshStore, clock: RefreshClock = .continuous, metrics: MetricsRegistry = MetricsRegistry(),
                 logger: Logger = Logger(sink: .standardOutput)) {
-        self.redis = redis
-        self.subscriber = subscriber
+        self.store = store
+        self.clock = clock
         (refused, self.logger) = (Self.refusedCounter(metrics), logger)
     }
 
@@ -54,12 +52,11 @@ public final class RefreshSignals: Sendable {
                         labels: ["source"])
     }
 
-    /// Connects and subscribes in the background.
+    /// Listens to the store's outcome messages in the background.
     public func start() {
-        guard let subscriber else { return }
-        subscriber.start()
+        guard let store else { return }
         let task = Task.detached { [weak self] in
-            let messages = await subscriber.subscribe(Self.channel, bufferingNewest: 4096)
+            let messages = await store.outcomeMessages()
             for await message in messages {
                 guard let self else { return }
                 self.deliver(message)
@@ -68,10 +65,10 @@ public final class RefreshSignals: Sendable {
         listener.withLock { $0 = task }
     }
 
-    /// Stops listening and closes the subscription.
+    /// Stops listening and closes the store's subscription.
     public func close() async {
         listener.withLock { $0 }?.cancel()
-        await subscriber?.close()
+        await store?.close()
     }
 
     /// Tells every waiter for `lockName`, here and elsewhere, that the
@@ -79,8 +76,8 @@ public final class RefreshSignals: Sendable {
     /// effort: a lost message only makes waiters find out by polling.
     func publish(_ lockName: String, _ outcome: RefreshSignal, key: MACKey) async {
         let message = outcome.message(lockName: lockName, key: key)
-        if let redis, (try? await redis.publish(Self.channel, message)) != nil { return }
-        deliver(message)   // no Redis (or it failed): at least this instance's waiters
+        if let store, (try? await store.publish(message)) != nil { return }
+        deliver(message)   // no store (or it failed): at least this instance's waiters
     }
 
     /// Registers interest in `lockName` before its state is checked, so
@@ -88,7 +85,7 @@ public final class RefreshSignals: Sendable {
     /// `key` (the session's) reach it. Call `cancel` when done.
     func waiter(for lockName: String, key: MACKey) -> Waiter {
         let id = nextID.add(1, ordering: .relaxed).oldValue
-        let waiter = Waiter(key: key) { [weak self] in
+        let waiter = Waiter(key: key, clock: clock) { [weak self] in
             self?.waiters.withLock { table in
                 table[lockName]?[id] = nil
                 if table[lockName]?.isEmpty == true { table[lockName] = nil }
@@ -99,7 +96,7 @@ public final class RefreshSignals: Sendable {
     }
 
     /// How many requests of this instance wait for `lockName`'s outcome now.
-    func waiterCount(for lockName: String) -> Int {
+    public func waiterCount(for lockName: String) -> Int {
         waiters.withLock { $0[lockName]?.count ?? 0 }
     }
 
@@ -136,16 +133,18 @@ public final class RefreshSignals: Sendable {
         private let onCancel: @Sendable () -> Void
         /// The session's key, which every signal for it must be tagged with.
         let key: MACKey
+        private let clock: RefreshClock
 
-        init(key: MACKey, onCancel: @escaping @Sendable () -> Void) {
+        init(key: MACKey, clock: RefreshClock, onCancel: @escaping @Sendable () -> Void) {
             self.key = key
+            self.clock = clock
             self.onCancel = onCancel
         }
 
         /// The next signal, or nil after `timeout`.
         func next(timeout: Duration) async -> RefreshSignal? {
-            let timer = Task { [weak self] in
-                guard (try? await Task.sleep(for: timeout)) != nil else { return }   // cancelled: no wake-up
+            let timer = Task { [weak self, clock] in
+                guard (try? await clock.sleep(for: timeout)) != nil else { return }   // cancelled: no wake-up
                 self?.timeOut()
             }
             defer { timer.cancel() }

@@ -1,0 +1,74 @@
+import Redis
+import Sessions
+import SessionsRedis
+import TokenRefresh
+
+/// The Redis `RefreshStore`, beside the sessions in the same Redis:
+/// - the lock `name` is `bff:l:<name>` (`RedisSessionStore`'s leased locks:
+///   `SET NX PX`, renewed and released by compare scripts);
+/// - a failure record `name` is a record `bff:s:<name>`, kept with the
+///   hold as its TTL (`RedisSessionStore.save`);
+/// - outcome messages go out on the channel `bff:refreshed` (`PUBLISH`),
+///   which every instance keeps one subscription to, on a connection of
+///   its own.
+public struct RedisRefreshStore: RefreshStore {
+    /// The one channel every instance listens on.
+    public static let channel = Array("bff:refreshed".utf8)
+
+    private let records: RedisSessionStore
+    private let client: RedisClient
+    private let subscriber: RedisSubscriber
+
+    /// A store keeping locks and failure records in `records`, publishing
+    /// on `client`, listening through `subscriber` (a dedicated
+    /// connection, started on the first `outcomeMessages`).
+    public init(records: RedisSessionStore, client: RedisClient, subscriber: RedisSubscriber) {
+        self.records = records
+        self.client = client
+        self.subscriber = subscriber
+    }
+
+    /// `SessionLockStore.acquireLock`: see the protocol for the contract.
+    public func acquireLock(_ name: String, lease: Duration) async throws(SessionStoreError) -> LockToken? {
+        try await records.acquireLock(name, lease: lease)
+    }
+
+    /// `SessionLockStore.renewLock`: see the protocol for the contract.
+    public func renewLock(_ token: LockToken, lease: Duration) async throws(SessionStoreError) -> Bool {
+        try await records.renewLock(token, lease: lease)
+    }
+
+    /// `SessionLockStore.releaseLock`: see the protocol for the contract.
+    @discardableResult
+    public func releaseLock(_ token: LockToken) async throws(SessionStoreError) -> Bool {
+        try await records.releaseLock(token)
+    }
+
+    /// `RefreshStore.rememberFailure`: see the protocol for the contract.
+    public func rememberFailure(_ name: String, record: StoredRecord, hold: Duration) async throws(SessionStoreError) {
+        try await records.save(name, record: record, ttl: hold)
+    }
+
+    /// `RefreshStore.recentFailure`: see the protocol for the contract.
+    public func recentFailure(_ name: String) async throws(SessionStoreError) -> StoredRecord? {
+        try await records.load(name, touch: nil)
+    }
+
+    /// `RefreshStore.publish`: `PUBLISH bff:refreshed <message>`.
+    public func publish(_ message: [UInt8]) async throws(SessionStoreError) {
+        do throws(RedisError) { _ = try await client.publish(Self.channel, message) } catch { throw SessionStoreError(error) }
+    }
+
+    /// `RefreshStore.outcomeMessages`: starts the subscription connection
+    /// and subscribes to the channel (the newest 4,096 messages are kept
+    /// for a slow reader).
+    public func outcomeMessages() async -> AsyncStream<[UInt8]> {
+        subscriber.start()
+        return await subscriber.subscribe(Self.channel, bufferingNewest: 4096)
+    }
+
+    /// `RefreshStore.close`: closes the subscription connection.
+    public func close() async {
+        await subscriber.close()
+    }
+}
