@@ -41,7 +41,8 @@ public struct HTTPClientRequest: Sendable {
     /// default). Off for a caller whose task is never cancelled, such as a
     /// server's request worker: a plain-`http` `stream` then waits for its
     /// head without a cancellation handler, whose status-record updates
-    /// were a cost on every proxied request; the timeout still bounds it.
+    /// cost every proxied request (Docs/performance.md); the timeout
+    /// still bounds it.
     /// Other requests (`execute`, `https`, decoded bodies) ignore it.
     public var followsTaskCancellation = true
 

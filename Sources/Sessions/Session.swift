@@ -77,7 +77,7 @@ public struct Session: Sendable, CustomStringConvertible, CustomReflectable {
         /// `@exclusivity(unchecked)`: a box is written only while one
         /// value holds it, inside that value's own (statically checked)
         /// access, so no two accesses can overlap; the run-time check
-        /// cost every read of a session's content.
+        /// would cost every read of a session's content.
         @exclusivity(unchecked) var data: SessionData
 
         init(_ data: SessionData) {

@@ -52,8 +52,8 @@ public struct SessionManager: Sendable {
     }
 
     /// The session cookie's value in a `Cookie` header's bytes, if it has
-    /// one, as a `String` of its own: cut from the bytes, where a view of
-    /// the header converted to a `String` cost index arithmetic and a copy.
+    /// one, as a `String` of its own, cut from the bytes (no `String` of the
+    /// whole header: Docs/performance.md, "Bytes, not strings").
     public func cookieValue(inHeader bytes: UnsafeBufferPointer<UInt8>) -> String? {
         cookieValueRange(inHeader: bytes).map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
     }

@@ -179,7 +179,7 @@ func decimal(_ value: some BinaryInteger) -> [UInt8] { Array(String(value).utf8)
 
 /// An unsigned decimal, or nil.
 func parseDecimal(_ bytes: [UInt8]) -> UInt64? {
-    // Digit by digit: through a String it took three times as long, and a
+    // Digit by digit, not through a String (three times the cost): a
     // record's version and expiry are read on every request.
     guard !bytes.isEmpty, bytes.count <= 20 else { return nil }
     return bytes.withUnsafeBufferPointer { digits in

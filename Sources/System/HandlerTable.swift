@@ -6,9 +6,8 @@
 /// generation that no longer matches and is dropped. Generations start at
 /// 1, so no id is 0, which the loop keeps for its wake-up descriptor.
 ///
-/// A dictionary keyed by the id cost two hashes per request on the proxy's
-/// path (the browser's connection and the upstream one, about 300
-/// instructions in all).
+/// An index, not a dictionary keyed by the id: two hashes per proxied
+/// request saved (Docs/performance.md, "Event loops").
 struct HandlerTable {
     private struct Slot {
         var generation: UInt32
