@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "SessionsRedis", dependencies: ["Sessions", "Redis", "Core"], swiftSettings: onCallersExecutor),
         // The identity-server client: Modgud's endpoints, client authentication,
         // the forwarded address, and the classification of its answers.
-        .target(name: "Modgud", dependencies: ["HTTPClient", "HTTP", "Core", "Crypto"], swiftSettings: onCallersExecutor),
+        .target(name: "Modgud", dependencies: ["HTTPClient", "HTTPCodec", "Core", "Crypto"], swiftSettings: onCallersExecutor),
         // Settings from the environment and a JSON file, validated at once.
         .target(name: "Configuration", dependencies: ["Core", "CSystem", "System"]),
         // The web framework: router (built, then frozen), responders with an

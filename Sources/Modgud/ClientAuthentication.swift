@@ -1,6 +1,6 @@
 import Core
 import Crypto
-import HTTP
+import HTTPCodec
 
 /// HTTP Basic client authentication (RFC 6749 §2.3.1): id and secret are
 /// form-urlencoded, joined by a colon and base64-encoded. Modgud honours the

@@ -1,5 +1,5 @@
 import Core
-import HTTP
+import HTTPCodec
 import HTTPClient
 import Synchronization
 

@@ -1,4 +1,4 @@
-import HTTP
+import HTTPCodec
 
 /// The parts of a 429 that travel to browsers, and the labels that keep
 /// what Modgud sends within a small alphabet in metrics and logs.

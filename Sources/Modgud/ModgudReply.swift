@@ -1,5 +1,5 @@
 import Core
-import HTTP
+import HTTPCodec
 
 /// What Modgud answered, as received: the gateway relays parts of it
 /// (a 429 byte for byte) and classifies the rest.

@@ -1,5 +1,5 @@
 import Testing
-import HTTP
+import HTTPCodec
 
 @Suite("application/x-www-form-urlencoded")
 struct FormURLEncodedTests {
