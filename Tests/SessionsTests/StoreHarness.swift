@@ -1,5 +1,6 @@
 import Sessions
 import Testing
+import TestSupport
 
 /// The backends the conformance suite and the manager tests run against.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -53,12 +54,5 @@ func withHarness<T>(_ kind: StoreKind, _ body: (any StoreHarness) async throws -
     case .memory: MemoryHarness()
     case .redis: try await RedisHarness.start()
     }
-    do {
-        let result = try await body(harness)
-        await harness.shutdown()
-        return result
-    } catch {
-        await harness.shutdown()
-        throw error
-    }
+    return try await withShutdown(harness, shutdown: { await $0.shutdown() }, body)
 }

@@ -110,12 +110,5 @@ func withRefreshStore<T>(_ kind: RefreshStoreKind, _ body: (any RefreshStoreHarn
     case .memory: MemoryRefreshHarness()
     case .redis: try await RedisRefreshHarness.start()
     }
-    do {
-        let result = try await body(harness)
-        await harness.shutdown()
-        return result
-    } catch {
-        await harness.shutdown()
-        throw error
-    }
+    return try await withShutdown(harness, shutdown: { await $0.shutdown() }, body)
 }
