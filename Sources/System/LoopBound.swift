@@ -8,11 +8,12 @@
 ///
 /// `@unchecked Sendable`: after construction the value is reached only
 /// through `withValue`, `later` and `withValueAndWait` (which run on the
-/// loop thread, at once or queued) and `valueInLoop` (which asserts the
-/// loop thread), so two threads never touch it.
+/// loop thread, at once or queued), `valueInLoop` (which asserts the loop
+/// thread) and `valueIfInLoop` (nil off the loop thread), so two threads
+/// never touch it.
 public struct LoopBound<Value: AnyObject>: @unchecked Sendable {
     public let loop: EventLoop
-    private let value: Value
+    @usableFromInline let value: Value
 
     public init(_ value: Value, loop: EventLoop) {
         self.value = value
@@ -45,6 +46,14 @@ public struct LoopBound<Value: AnyObject>: @unchecked Sendable {
                 continuation.resume()
             }
         }
+    }
+
+    /// The value when called on the loop thread, else nil: for a caller
+    /// that acts at once on the loop and queues otherwise, with no closure
+    /// on the first path.
+    @inlinable
+    public var valueIfInLoop: Value? {
+        loop.inLoop ? value : nil
     }
 
     /// The value, for code already on the loop thread.
