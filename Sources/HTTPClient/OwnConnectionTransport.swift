@@ -8,12 +8,12 @@ import System
 /// proxied request. Also starts requests from a loop without a task
 /// (`startOnLoop`).
 final class OwnConnectionTransport: UpstreamTransport {
-    private let pools: [UpstreamPool]
+    private let pools: [LoopBound<UpstreamPool>]
     private let cursor = Atomic<Int>(0)
     private let nextID = Atomic<UInt64>(1)
 
     init(configuration: HTTPClientConfiguration, loops: [EventLoop], stats: HTTPClientStats) {
-        pools = loops.map { UpstreamPool(loop: $0, configuration: configuration, stats: stats) }
+        pools = loops.map { LoopBound(UpstreamPool(loop: $0, configuration: configuration, stats: stats), loop: $0) }
     }
 
     /// Where `request` goes over an own connection, or nil when libcurl
@@ -42,9 +42,9 @@ final class OwnConnectionTransport: UpstreamTransport {
             return try await withUnsafeContinuation { continuation in
                 let waiter = UpstreamExchange.Waiter.task(continuation)
                 if pool.loop.inLoop {
-                    pool.start(id: id, target: target, request: request, body: body, waiter: waiter)
+                    pool.valueInLoop.start(id: id, target: target, request: request, body: body, waiter: waiter)
                 } else {
-                    pool.onLoop { $0.start(id: id, target: target, request: request, body: body, waiter: waiter) }
+                    pool.later { $0.start(id: id, target: target, request: request, body: body, waiter: waiter) }
                 }
             }.get()
         }
@@ -58,12 +58,12 @@ final class OwnConnectionTransport: UpstreamTransport {
                 }
                 // On the pool's loop (the usual case) at once, with no
                 // closure allocated for a hop.
-                if pool.loop.inLoop { start(pool) } else { pool.onLoop { start($0) } }
+                if pool.loop.inLoop { start(pool.valueInLoop) } else { pool.later { start($0) } }
             }
         } onCancel: {
             cancelled.set()
             // Always queued, never run inline: the canceller may be anywhere.
-            pool.loop.execute { pool.cancel(id: id) }
+            pool.later { $0.cancel(id: id) }
         }
         return try result.get()
     }
@@ -74,7 +74,7 @@ final class OwnConnectionTransport: UpstreamTransport {
     /// `HTTPClient.startOnLoop`: starts `request` (without a body) on the
     /// calling thread's loop and answers `onHead` after returning.
     func startOnLoop(_ request: HTTPClientRequest, onHead: @escaping HTTPClient.HeadHandler) {
-        guard let pool = ownPool() else { preconditionFailure("startOnLoop called off the client's loops") }
+        guard let pool = ownPool()?.valueInLoop else { preconditionFailure("startOnLoop called off the client's loops") }
         let waiter = UpstreamExchange.Waiter.handler(pool.loop, onHead)
         guard request.body == nil, let target = target(for: request) else {
             return waiter.resume(returning: .failure(.invalidRequest))
@@ -90,17 +90,17 @@ final class OwnConnectionTransport: UpstreamTransport {
 
     func shutdown() async {
         for pool in pools {
-            await pool.loop.submit { pool.shutdown() }
+            await pool.withValueAndWait { $0.shutdown() }
         }
     }
 
     /// The calling thread's own loop's pool when it is one of ours, else the next.
-    private func pickPool() -> UpstreamPool {
+    private func pickPool() -> LoopBound<UpstreamPool> {
         ownPool() ?? pools[cursor.add(1, ordering: .relaxed).oldValue % pools.count]
     }
 
     /// The calling thread's own loop's pool, when it is one of ours.
-    private func ownPool() -> UpstreamPool? {
+    private func ownPool() -> LoopBound<UpstreamPool>? {
         // Over the buffer, by index: a `for` over the array retained each
         // pool it passed, and indexing the array retained each it tried.
         pools.withUnsafeBufferPointer { pools in

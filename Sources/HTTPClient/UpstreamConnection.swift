@@ -66,8 +66,9 @@ final class UpstreamConnection: EventLoopHandler {
             return connect(to: literal, port: exchange.target.port)
         }
         let port = exchange.target.port
+        let bound = LoopBound(pool, loop: pool.loop)
         NameResolver.resolve(host) { result in
-            pool.loop.execute { pool.state.running[id]?.resolved(result, port: port) }
+            bound.later { $0.state.running[id]?.resolved(result, port: port) }
         }
     }
 

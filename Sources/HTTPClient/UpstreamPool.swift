@@ -8,9 +8,9 @@ import System
 /// reference to a connection), and requests past the per-host limit queue
 /// in order.
 ///
-/// `@unchecked Sendable`: after `init` every mutable field is touched only
-/// on `loop`'s thread; other threads reach the pool through `onLoop`.
-final class UpstreamPool: @unchecked Sendable {
+/// Loop-confined: every method runs on `loop`'s thread; other threads and
+/// `@Sendable` callbacks hold it as a `LoopBound`.
+final class UpstreamPool {
     let loop: EventLoop
     let configuration: HTTPClientConfiguration
     let stats: HTTPClientStats
@@ -51,11 +51,6 @@ final class UpstreamPool: @unchecked Sendable {
         uploadBuffer.deallocate()
     }
 
-    /// Runs `body` on the loop thread: at once when already there.
-    func onLoop(_ body: @escaping @Sendable (UpstreamPool) -> Void) {
-        if loop.inLoop { body(self) } else { loop.execute { body(self) } }
-    }
-
     // MARK: Starting
 
     func start(id: UInt64, target: PlainHTTPTarget, request: HTTPClientRequest, body: HTTPClientRequestBody?,
@@ -65,8 +60,9 @@ final class UpstreamPool: @unchecked Sendable {
         stats.requests.add(1, ordering: .relaxed)
         var upload: UploadChannel?
         if body != nil {
+            let bound = LoopBound(self, loop: loop)
             upload = UploadChannel(highWater: configuration.streamBufferBytes, stats: stats,
-                                   onReadable: { [self] in loop.execute { self.state.running[id]?.uploadReadable() } })
+                                   onReadable: { bound.later { $0.state.running[id]?.uploadReadable() } })
         }
         let idleTimeout = UInt64(max(1_000_000, (request.timeout ?? configuration.timeout).nanoseconds))
         let exchange = UpstreamExchange(
@@ -79,10 +75,11 @@ final class UpstreamPool: @unchecked Sendable {
     /// The buffer for exchange `id`'s streamed body, made when its head
     /// arrives without the whole body.
     func makeChannel(id: UInt64) -> ResponseBodyChannel {
-        ResponseBodyChannel(
+        let bound = LoopBound(self, loop: loop)
+        return ResponseBodyChannel(
             highWater: configuration.streamBufferBytes, stats: stats,
-            onDrained: { [self] in loop.execute { self.state.running[id]?.resumeReceive() } },
-            onAbandon: { [self] in loop.execute { self.cancel(id: id) } })
+            onDrained: { bound.later { $0.state.running[id]?.resumeReceive() } },
+            onAbandon: { bound.later { $0.cancel(id: id) } })
     }
 
     /// Sends `exchange` on an idle connection, a new one, or (past the
