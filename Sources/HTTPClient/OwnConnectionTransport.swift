@@ -74,7 +74,7 @@ final class OwnConnectionTransport: UpstreamTransport {
     /// `HTTPClient.startOnLoop`: starts `request` (without a body) on the
     /// calling thread's loop and answers `onHead` after returning.
     func startOnLoop(_ request: HTTPClientRequest, onHead: @escaping HTTPClient.HeadHandler) {
-        guard let pool = ownPool()?.valueInLoop else { preconditionFailure("startOnLoop called off the client's loops") }
+        guard let pool = ownPool() else { preconditionFailure("startOnLoop called off the client's loops") }
         let waiter = UpstreamExchange.Waiter.handler(pool.loop, onHead)
         guard request.body == nil, let target = target(for: request) else {
             return waiter.resume(returning: .failure(.invalidRequest))
@@ -96,15 +96,21 @@ final class OwnConnectionTransport: UpstreamTransport {
 
     /// The calling thread's own loop's pool when it is one of ours, else the next.
     private func pickPool() -> LoopBound<UpstreamPool> {
-        ownPool() ?? pools[cursor.add(1, ordering: .relaxed).oldValue % pools.count]
+        ownIndex().map { pools[$0] } ?? pools[cursor.add(1, ordering: .relaxed).oldValue % pools.count]
     }
 
-    /// The calling thread's own loop's pool, when it is one of ours.
-    private func ownPool() -> LoopBound<UpstreamPool>? {
+    /// The calling thread's own loop's pool, when it is one of ours: the
+    /// pool itself, not its `LoopBound`, which would retain the loop too.
+    private func ownPool() -> UpstreamPool? {
+        ownIndex().map { pools[$0].valueInLoop }
+    }
+
+    /// Where the calling thread's own loop's pool is in `pools`.
+    private func ownIndex() -> Int? {
         // Over the buffer, by index: a `for` over the array retained each
-        // pool it passed, and indexing the array retained each it tried.
+        // pool it passed.
         pools.withUnsafeBufferPointer { pools in
-            for index in pools.indices where pools[index].loop.inLoop { return pools[index] }
+            for index in pools.indices where pools[index].loop.inLoop { return index }
             return nil
         }
     }
