@@ -44,8 +44,8 @@ extension HTTPConnection {
     func send(_ response: HTTPResponse) -> HTTPBodyProducer? {
         // The handler may answer before the body is in: it cannot be
         // skipped safely, so this connection then ends after the response.
-        guard machine.responseStarts() else { return nil }
-        let isHeadRequest = machine.isHeadRequest
+        guard state.machine.responseStarts() else { return nil }
+        let isHeadRequest = state.machine.isHeadRequest
         let mayHaveBody = response.status.allowsBody
         var producer: HTTPBodyProducer?
         switch response.body {
@@ -54,21 +54,21 @@ extension HTTPConnection {
             finishBody()
         case .bytes(let bytes):
             writeHead(response, length: mayHaveBody ? bytes.count : nil, chunked: false)
-            if mayHaveBody, !isHeadRequest { output.append(contentsOf: bytes) }
+            if mayHaveBody, !isHeadRequest { state.output.append(contentsOf: bytes) }
             finishBody()
         case .stream(let length, let bodyProducer):
             // Chunked whenever HTTP/1.1, closing or not: its last chunk is
             // what tells a whole body from a cut one. HTTP/1.0 has no
             // chunked coding (RFC 9112 §6.1): close-delimited, and a failure
             // then ends the connection with a reset (`close`).
-            let chunked = length == nil && mayHaveBody && !machine.isHTTP10
-            if length == nil, !chunked { machine.closeDelimited() }
+            let chunked = length == nil && mayHaveBody && !state.machine.isHTTP10
+            if length == nil, !chunked { state.machine.closeDelimited() }
             writeHead(response, length: mayHaveBody ? length : nil, chunked: chunked)
             if isHeadRequest || !mayHaveBody {
                 finishBody()
             } else {
-                self.response.chunked = chunked
-                self.response.declaredLength = length
+                self.state.response.chunked = chunked
+                self.state.response.declaredLength = length
                 producer = bodyProducer
             }
         }
@@ -78,63 +78,63 @@ extension HTTPConnection {
 
     private func writeHead(_ response: HTTPResponse, length: Int?, chunked: Bool) {
         ResponseHead.write(status: response.status, headers: response.headers, date: owner.dateCache.current(),
-                           contentLength: length, chunked: chunked, keepAlive: machine.keepAlive,
-                           announceKeepAlive: machine.isHTTP10, into: &output)
+                           contentLength: length, chunked: chunked, keepAlive: state.machine.keepAlive,
+                           announceKeepAlive: state.machine.isHTTP10, into: &state.output)
     }
 
     /// Queues one piece of a streamed body; suspends the writer while too
     /// much is queued.
     func writeBodyPiece(_ bytes: [UInt8], continuation: CheckedContinuation<Void, any Error>) {
-        guard machine.isStreaming else {
+        guard state.machine.isStreaming else {
             continuation.resume(throwing: HTTPWriteError())
             return
         }
-        response.sentBodyBytes += bytes.count
-        if let declared = response.declaredLength, response.sentBodyBytes > declared {
+        state.response.sentBodyBytes += bytes.count
+        if let declared = state.response.declaredLength, state.response.sentBodyBytes > declared {
             continuation.resume(throwing: HTTPWriteError())
             close()
             return
         }
-        if response.chunked { output.append(contentsOf: Array(String(bytes.count, radix: 16).utf8) + [0x0D, 0x0A]) }
-        output.append(contentsOf: bytes)
-        if response.chunked { output.append(contentsOf: [0x0D, 0x0A]) }
+        if state.response.chunked { state.output.append(contentsOf: Array(String(bytes.count, radix: 16).utf8) + [0x0D, 0x0A]) }
+        state.output.append(contentsOf: bytes)
+        if state.response.chunked { state.output.append(contentsOf: [0x0D, 0x0A]) }
         flush()
         if closed {
             continuation.resume(throwing: HTTPWriteError())
-        } else if output.count - outputStart > Self.writeHighWater {
-            response.waiters.append(continuation)
+        } else if state.output.count - outputStart > Self.writeHighWater {
+            state.response.waiters.append(continuation)
         } else {
             continuation.resume()
         }
     }
 
     func endStreamedBody() {
-        guard machine.isStreaming else { return }
-        if let declared = response.declaredLength, response.sentBodyBytes != declared {
+        guard state.machine.isStreaming else { return }
+        if let declared = state.response.declaredLength, state.response.sentBodyBytes != declared {
             close() // a short body must not look complete, and is reset
             return
         }
-        if response.chunked { output.append(contentsOf: Array("0\r\n\r\n".utf8)) }
+        if state.response.chunked { state.output.append(contentsOf: Array("0\r\n\r\n".utf8)) }
         finishBody()
         flush()
     }
 
     private func finishBody() {
-        machine.responseFinished()
+        state.machine.responseFinished()
     }
 
     /// Writes what is queued; on completion of a response, moves on to the
     /// next request or closes.
     func flush() {
         guard !closed else { return }
-        while outputStart < output.count {
-            let result = output.withUnsafeBytes { Socket.write(fd, from: UnsafeRawBufferPointer(rebasing: $0[outputStart...])) }
+        while outputStart < state.output.count {
+            let result = state.output.withUnsafeBytes { Socket.write(fd, from: UnsafeRawBufferPointer(rebasing: $0[outputStart...])) }
             switch result {
             case .done(let count):
                 outputStart += count
-                machine.wrote(now: loop.now)
+                state.machine.wrote(now: loop.now)
             case .wouldBlock:
-                machine.writeBlocked(now: loop.now)
+                state.machine.writeBlocked(now: loop.now)
                 setInterest(interest.union(.writable))
                 return
             case .closed, .failed:
@@ -142,11 +142,11 @@ extension HTTPConnection {
                 return
             }
         }
-        output.removeAll(keepingCapacity: output.capacity <= 256 * 1024)
+        state.output.removeAll(keepingCapacity: state.output.capacity <= 256 * 1024)
         outputStart = 0
-        let drained = machine.outputDrained()
+        let drained = state.machine.outputDrained()
         setInterest(interest.subtracting(.writable))
-        response.resumeWaiters()
+        state.response.resumeWaiters()
         switch drained {
         case .nothing: break
         case .completeResponse: completeResponse()
@@ -155,14 +155,14 @@ extension HTTPConnection {
     }
 
     private func completeResponse() {
-        switch machine.responseCompleted(draining: owner.draining, now: loop.now) {
+        switch state.machine.responseCompleted(draining: owner.draining, now: loop.now) {
         case .finish:
             closeAfterFlush()
         case .next(let resumeReading):
             if resumeReading { updateReading() }
             process()
             // Part of a pipelined head is waiting: the header timeout runs.
-            if inputStart < input.count { machine.partialHeadWaits(now: loop.now) }
+            if inputStart < state.input.count { state.machine.partialHeadWaits(now: loop.now) }
         }
     }
 
@@ -171,26 +171,26 @@ extension HTTPConnection {
         owner.stats.rejectedRequests.add(1, ordering: .relaxed)
         bodyStream?.fail(.connectionClosed)
         bodyStream = nil
-        if machine.bodyCut() { close() } else { answerAndClose(error.status) }
+        if state.machine.bodyCut() { close() } else { answerAndClose(error.status) }
     }
 
     /// Refused at accept (its address holds too many connections): 429
     /// with `Retry-After`, written before anything is read, then a
     /// lingering close that discards what the client sends meanwhile.
     func refuseOverAddressCap() {
-        machine.refusedAtAccept()
+        state.machine.refusedAtAccept()
         answerAndClose(.tooManyRequests, headers: ["Retry-After": "1"])
     }
 
     /// Writes a small JSON error of the server's own and ends the connection.
     func answerAndClose(_ status: HTTPStatus, headers extra: HTTPHeaders = HTTPHeaders()) {
-        machine.serverAnswers()
+        state.machine.serverAnswers()
         let code = status.reasonPhrase.lowercased().replacing(" ", with: "_")
         let body = Array("{\"error\":\"\(code)\",\"error_description\":\"\(status.reasonPhrase).\"}".utf8)
         var headers = extra
         headers.add("Content-Type", "application/json")
         writeHead(HTTPResponse(status: status, headers: headers), length: body.count, chunked: false)
-        output.append(contentsOf: body)
+        state.output.append(contentsOf: body)
         flush()
     }
 }

@@ -2,7 +2,7 @@ extension HTTPConnection {
     /// Called by the loop's sweep: ends a connection whose head, body,
     /// keep-alive idle time, write or lingering close ran out of time.
     func checkDeadlines(now: UInt64) {
-        switch machine.expiry(now: now, readerWaiting: bodyStream?.readerWaiting ?? false) {
+        switch state.machine.expiry(now: now, readerWaiting: bodyStream?.readerWaiting ?? false) {
         case .none:
             return
         case .expire:
@@ -12,7 +12,7 @@ extension HTTPConnection {
             close() // an idle keep-alive connection: no answer owed
         case .headTimeout:
             owner.stats.timeouts.add(1, ordering: .relaxed)
-            if inputStart < input.count { answerAndClose(.requestTimeout) } else { close() }
+            if inputStart < state.input.count { answerAndClose(.requestTimeout) } else { close() }
         case .cutBody:
             cutBody()
         case .slowBody:
@@ -29,6 +29,6 @@ extension HTTPConnection {
         owner.stats.timeouts.add(1, ordering: .relaxed)
         bodyStream?.fail(.timedOut)
         bodyStream = nil
-        if machine.bodyCut() { close() } else { answerAndClose(.requestTimeout) }
+        if state.machine.bodyCut() { close() } else { answerAndClose(.requestTimeout) }
     }
 }

@@ -5,8 +5,8 @@ import HTTPCodec
 /// One accepted TCP connection: reads and parses requests, hands each to
 /// a worker task on this loop (see `RequestWorkers`), and writes the
 /// responses in order. Its state (stage, the request's progress, why
-/// reading pauses, deadlines) is `machine`; this class performs what the
-/// machine answers on the socket, the buffers and the request's body.
+/// reading pauses, deadlines) is `state.machine`; this class performs what
+/// the machine answers on the socket, the buffers and the request's body.
 /// Owns its descriptor; touched only on its loop's thread.
 final class HTTPConnection: EventLoopHandler {
     let fd: Int32
@@ -17,32 +17,28 @@ final class HTTPConnection: EventLoopHandler {
     var loop: EventLoop { owner.loop }
     var registration: Registration?
     var interest: EpollEvents = [.readable, .readHangup]
-    /// The connection's state, changed only through its events.
-    /// `@exclusivity(unchecked)`: the machine's methods are value code that
-    /// calls nothing outside it (no closure, no reference), so no access to
-    /// `machine` can begin while another is under way; the run-time check,
-    /// one per event and per read, could never fire (see EventLoop).
-    @exclusivity(unchecked) var machine: HTTPConnectionMachine
-    var closed: Bool { machine.stage == .closed }
+    /// The machine, the parser, the buffers and the response's progress
+    /// (see `State`).
+    ///
+    /// `@exclusivity(unchecked)`: loop-confined, and no access to it is
+    /// held across a call that could reach this connection again: the
+    /// machine's and the parser's methods are value code that calls nothing
+    /// outside them (no closure, no reference), parsing reads `input`
+    /// inside one call on `state` (`State.parse`), the buffers are changed
+    /// by appends, compaction and `write(2)` from them, and the response's
+    /// waiters are taken out before they are resumed (a resumption only
+    /// queues the waiting task). So the run-time exclusivity check, a
+    /// dozen per request, could never fire (see EventLoop).
+    @exclusivity(unchecked) var state: State
+    var closed: Bool { state.machine.stage == .closed }
 
-    // The parser and the two buffers are `@exclusivity(unchecked)`: each
-    // is changed in place by calls that never reach back into this
-    // connection (parsing, appending, compacting, a write(2) from the
-    // buffer), so the run-time exclusivity check, a dozen per request,
-    // could never fire (see EventLoop).
-    @exclusivity(unchecked) var parser: HTTPRequestParser
-    /// Received bytes; `input[inputStart...]` is not parsed yet.
-    @exclusivity(unchecked) var input: [UInt8] = []
+    /// `state.input[inputStart...]` is not parsed yet.
     var inputStart = 0
-    /// Bytes queued to send; `output[outputStart...]` is not sent yet.
-    @exclusivity(unchecked) var output: [UInt8] = []
+    /// `state.output[outputStart...]` is not sent yet.
     var outputStart = 0
 
     /// The body of the request in flight, while it is read.
     var bodyStream: RequestBodyStream?
-    /// Unchecked like the buffers: its waiters are taken out before they
-    /// are resumed, and a resumption only queues the waiting task.
-    @exclusivity(unchecked) var response = ResponseProgress()
     /// A worker is sending this connection's response (its body too): a
     /// request pipelined behind it goes to that worker next. Set by the
     /// worker only; an answer given at once has no worker to come back.
@@ -66,13 +62,13 @@ final class HTTPConnection: EventLoopHandler {
         self.fd = fd
         self.peer = peer
         self.owner = owner
-        parser = HTTPRequestParser(limits: owner.configuration.parserLimits)
-        machine = HTTPConnectionMachine(spans: owner.spans)
+        state = State(machine: HTTPConnectionMachine(spans: owner.spans),
+                      parser: HTTPRequestParser(limits: owner.configuration.parserLimits))
     }
 
     func start() throws(SystemError) {
         registration = try loop.register(fd, for: interest, handler: self)
-        machine.started(now: loop.now)
+        state.machine.started(now: loop.now)
     }
 
     func handleEvents(_ events: EpollEvents) {
@@ -95,15 +91,15 @@ final class HTTPConnection: EventLoopHandler {
             let result = owner.readBuffer.withUnsafeMutableBytes { Socket.read(fd, into: $0) }
             switch result {
             case .done(let count):
-                if machine.stage == .lingering {
+                if state.machine.stage == .lingering {
                     // Discarding: a bounded amount per wake-up, so a peer
                     // that keeps sending cannot hold the loop.
                     discarded += count
                     if discarded >= 16 * owner.readBuffer.count { return }
                     continue
                 }
-                input.append(contentsOf: owner.readBuffer[0..<count])
-                machine.bytesArrived(now: loop.now)
+                state.input.append(contentsOf: owner.readBuffer[0..<count])
+                state.machine.bytesArrived(now: loop.now)
                 if count < owner.readBuffer.count { process(); return }
                 process()
             case .wouldBlock:
@@ -118,7 +114,7 @@ final class HTTPConnection: EventLoopHandler {
     /// End of stream from the peer: answer what was fully received, drop
     /// what was not.
     private func peerFinishedSending() {
-        if machine.peerFinished() { close() } else { updateReading() }
+        if state.machine.peerFinished() { close() } else { updateReading() }
     }
 
     /// Parses as far as the current state allows: the head of the next
@@ -129,10 +125,8 @@ final class HTTPConnection: EventLoopHandler {
         defer { processing = false }
         // A response that ends the connection (an answer given at once can
         // complete in here) ends the parsing too: nothing after it is run.
-        while machine.mayParse(hasInput: inputStart < input.count) {
-            let parsed = input.withUnsafeBytes { raw in
-                Result { () throws(HTTPParseError) in try parser.parse(UnsafeRawBufferPointer(rebasing: raw[inputStart...])) }
-            }
+        while state.machine.mayParse(hasInput: inputStart < state.input.count) {
+            let parsed = state.parse(from: inputStart)
             // Consumed, not copied: the head moves into the request.
             let base = inputStart
             let event: HTTPParserEvent
@@ -151,9 +145,9 @@ final class HTTPConnection: EventLoopHandler {
             case .head(let head):
                 startRequest(head)
             case .body(let range):
-                receiveBody(Array(input[(base + range.lowerBound)..<(base + range.upperBound)]))
+                receiveBody(Array(state.input[(base + range.lowerBound)..<(base + range.upperBound)]))
             case .end:
-                let resume = machine.bodyEnded()
+                let resume = state.machine.bodyEnded()
                 bodyStream?.finish()
                 bodyStream = nil
                 // The body is all here; the next request may follow.
@@ -162,32 +156,32 @@ final class HTTPConnection: EventLoopHandler {
         }
         compactInput()
         // Pipelined bytes pile up behind a slow response: stop reading.
-        if machine.pipelined(pendingBytes: input.count - inputStart, limit: owner.configuration.parserLimits.maxHeaderBytes) {
+        if state.machine.pipelined(pendingBytes: state.input.count - inputStart, limit: owner.configuration.parserLimits.maxHeaderBytes) {
             updateReading()
         }
     }
 
     private func compactInput() {
-        if inputStart == input.count {
-            input.removeAll(keepingCapacity: input.capacity <= 64 * 1024)
+        if inputStart == state.input.count {
+            state.input.removeAll(keepingCapacity: state.input.capacity <= 64 * 1024)
             inputStart = 0
         } else if inputStart > 32 * 1024 {
-            input.removeSubrange(0..<inputStart)
+            state.input.removeSubrange(0..<inputStart)
             inputStart = 0
         }
     }
 
     private func receiveBody(_ bytes: [UInt8]) {
-        machine.bodyArrived(bytes.count, now: loop.now)
+        state.machine.bodyArrived(bytes.count, now: loop.now)
         guard let bodyStream, !bytes.isEmpty else { return }
-        if !bodyStream.push(bytes), machine.bodyReaderBehind(now: loop.now) { updateReading() }
+        if !bodyStream.push(bytes), state.machine.bodyReaderBehind(now: loop.now) { updateReading() }
     }
 
     private func startRequest(_ head: consuming HTTPRequestHead) {
         requestNumber &+= 1
-        machine.headParsed(keepAlive: head.keepAlive, isHead: head.method == .head, isHTTP10: head.version == .http1_0,
+        state.machine.headParsed(keepAlive: head.keepAlive, isHead: head.method == .head, isHTTP10: head.version == .http1_0,
                            expectsContinue: head.expectsContinue, draining: owner.draining, now: loop.now)
-        response = ResponseProgress()
+        state.response = ResponseProgress()
         owner.stats.requests.add(1, ordering: .relaxed)
 
         let body: HTTPRequestBody
@@ -198,12 +192,12 @@ final class HTTPConnection: EventLoopHandler {
                 switch immediate(request, HTTPLaterAnswer(connection: self, request: requestNumber)) {
                 case .now(let answer):
                     // Nothing comes between the head and its `.end`.
-                    machine.answeredWithoutBody(later: false)
+                    state.machine.answeredWithoutBody(later: false)
                     owner.stats.answeredWithoutTask.add(1, ordering: .relaxed)
                     answerAtOnce(answer)
                     return
                 case .later:
-                    machine.answeredWithoutBody(later: true)
+                    state.machine.answeredWithoutBody(later: true)
                     owner.stats.answeredWithoutTask.add(1, ordering: .relaxed)
                     return
                 case .declined:
@@ -213,11 +207,11 @@ final class HTTPConnection: EventLoopHandler {
             owner.workers.submit(request, from: self)
             return
         case .contentLength(let length):
-            machine.bodyAnnounced(now: loop.now)
+            state.machine.bodyAnnounced(now: loop.now)
             bodyStream = RequestBodyStream { [bound = LoopBound(self, loop: loop)] in bound.withValue { $0.bodyDemanded() } }
             body = HTTPRequestBody(stream: bodyStream, declaredLength: length)
         case .chunked:
-            machine.bodyAnnounced(now: loop.now)
+            state.machine.bodyAnnounced(now: loop.now)
             bodyStream = RequestBodyStream { [bound = LoopBound(self, loop: loop)] in bound.withValue { $0.bodyDemanded() } }
             body = HTTPRequestBody(stream: bodyStream, declaredLength: nil)
         }
@@ -229,7 +223,7 @@ final class HTTPConnection: EventLoopHandler {
     /// (not when the connection has closed, or it was answered).
     func answerLater(_ response: HTTPResponse, request number: UInt64) {
         loop.assertInLoop()
-        guard number == requestNumber, machine.takePromise() else { return }
+        guard number == requestNumber, state.machine.takePromise() else { return }
         answerAtOnce(response)
     }
 
@@ -244,9 +238,9 @@ final class HTTPConnection: EventLoopHandler {
     /// The handler wants body bytes: send `100 Continue` if the client
     /// waits for it, and resume reading if back-pressure had paused it.
     func bodyDemanded() {
-        let demand = machine.bodyDemanded(now: loop.now)
+        let demand = state.machine.bodyDemanded(now: loop.now)
         if demand.sendContinue {
-            output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
+            state.output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
             flush()
         }
         if demand.resumeReading, !closed {
@@ -259,7 +253,7 @@ final class HTTPConnection: EventLoopHandler {
     /// goes with it: a level-triggered EPOLLRDHUP that nothing reads would
     /// wake the loop again and again.
     func updateReading() {
-        setInterest(machine.wantsToRead ? interest.union([.readable, .readHangup]) : interest.subtracting([.readable, .readHangup]))
+        setInterest(state.machine.wantsToRead ? interest.union([.readable, .readHangup]) : interest.subtracting([.readable, .readHangup]))
     }
 
     func setInterest(_ events: EpollEvents) {
@@ -276,7 +270,7 @@ final class HTTPConnection: EventLoopHandler {
     /// ends with a reset, so that the client can never take a cut body for
     /// a whole one (a body framed by the close would otherwise just end).
     func close() {
-        switch machine.close() {
+        switch state.machine.close() {
         case .alreadyClosed: return
         case .reset: Socket.resetOnClose(fd)
         case .close: break
@@ -286,7 +280,7 @@ final class HTTPConnection: EventLoopHandler {
         Socket.close(fd)
         bodyStream?.fail(.connectionClosed)
         bodyStream = nil
-        response.failWaiters()
+        state.response.failWaiters()
         owner.connectionClosed(self)
     }
 
@@ -295,7 +289,7 @@ final class HTTPConnection: EventLoopHandler {
     /// reset that destroys the response in flight.
     func closeAfterFlush() {
         // Output still queued: flush() comes back here.
-        switch machine.finish(outputPending: outputStart < output.count, inputPending: inputStart < input.count, now: loop.now) {
+        switch state.machine.finish(outputPending: outputStart < state.output.count, inputPending: inputStart < state.input.count, now: loop.now) {
         case .wait:
             break
         case .close:
@@ -308,6 +302,6 @@ final class HTTPConnection: EventLoopHandler {
 
     /// Shutdown began: close now if idle, else after this response.
     func drain() {
-        if machine.drain() { close() }
+        if state.machine.drain() { close() }
     }
 }

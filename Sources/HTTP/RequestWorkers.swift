@@ -30,16 +30,15 @@ final class RequestWorkers {
     private let responder: HTTPResponder
     private let stats: HTTPServerStats
     private let maxIdle: Int
-    // The queue and the idle list are `@exclusivity(unchecked)`: changed
-    // on the loop thread only, by appends and removals that return what
-    // they remove (nothing is freed inside the access, so no deinit can
-    // reach back), so the run-time check could never fire (see EventLoop).
-    /// Requests no worker has taken yet, oldest first from `head`; a taken
-    /// slot is cleared, so it does not keep its connection alive.
-    @exclusivity(unchecked) private var queue: [Work?] = []
+    /// The queued requests and the idle workers (see `State`).
+    ///
+    /// `@exclusivity(unchecked)`: changed on the loop thread only, by
+    /// appends and removals that return what they remove (nothing is freed
+    /// inside the access, so no deinit can reach back), so the run-time
+    /// check could never fire (see EventLoop).
+    @exclusivity(unchecked) private var state = State()
+    /// The next slot of `state.queue` to take.
     private var head = 0
-    /// Idle workers, the most recently used last.
-    @exclusivity(unchecked) private var idle: [UnsafeContinuation<Work?, Never>] = []
     /// Workers created that have not yet taken their first request.
     private var starting = 0
     private var closed = false
@@ -54,22 +53,22 @@ final class RequestWorkers {
     /// Hands `request` to an idle worker, or queues it for one.
     func submit(_ request: consuming HTTPRequest, from connection: HTTPConnection) {
         let work = Work(connection: connection, request: request)
-        if let worker = idle.popLast() {
+        if let worker = state.idle.popLast() {
             worker.resume(returning: work)
             return
         }
-        queue.append(work)
+        state.queue.append(work)
         // A request pipelined behind the response its connection's worker
         // is finishing now is taken by that worker next: it needs no new one.
         let comingBack = connection.answering ? 1 : 0
-        if queue.count - head > starting + comingBack { startWorker() }
+        if state.queue.count - head > starting + comingBack { startWorker() }
     }
 
     /// Ends the idle workers; busy ones end after their request.
     func close() {
         closed = true
-        let waiting = idle
-        idle.removeAll()
+        let waiting = state.idle
+        state.idle.removeAll()
         for worker in waiting { worker.resume(returning: nil) }
     }
 
@@ -88,7 +87,7 @@ final class RequestWorkers {
                 if let queued = this.takeQueued() {
                     work = queued
                 } else if this.mayWaitIdle {
-                    guard let handed = await withUnsafeContinuation({ this.idle.append($0) }) else { return }
+                    guard let handed = await withUnsafeContinuation({ this.state.idle.append($0) }) else { return }
                     work = handed
                 } else {
                     return
@@ -104,17 +103,29 @@ final class RequestWorkers {
 
     /// The oldest request no worker has taken, if any.
     private func takeQueued() -> Work? {
-        guard head < queue.count else { return nil }
-        let work = queue[head]
-        queue[head] = nil
+        guard head < state.queue.count else { return nil }
+        let work = state.queue[head]
+        state.queue[head] = nil
         head += 1
-        if head == queue.count {
-            queue.removeAll(keepingCapacity: queue.capacity <= 1024)
+        if head == state.queue.count {
+            state.queue.removeAll(keepingCapacity: state.queue.capacity <= 1024)
             head = 0
         }
         return work
     }
 
     /// Whether a worker with nothing to do may wait; else it ends.
-    private var mayWaitIdle: Bool { !closed && idle.count < maxIdle }
+    private var mayWaitIdle: Bool { !closed && state.idle.count < maxIdle }
+}
+
+extension RequestWorkers {
+    /// What the workers' loop changes in place on every request: held in
+    /// one unchecked property (see `RequestWorkers.state`).
+    private struct State {
+        /// Requests no worker has taken yet, oldest first from `head`; a
+        /// taken slot is cleared, so it does not keep its connection alive.
+        var queue: [Work?] = []
+        /// Idle workers, the most recently used last.
+        var idle: [UnsafeContinuation<Work?, Never>] = []
+    }
 }

@@ -78,9 +78,9 @@ extension CurlMulti {
     private func runSoon() {
         guard !runSoonQueued else { return }
         runSoonQueued = true
-        loop.execute { [self] in
-            runSoonQueued = false
-            socketAction(CURL_SOCKET_TIMEOUT, 0)
+        LoopBound(self, loop: loop).later { multi in
+            multi.runSoonQueued = false
+            multi.socketAction(CURL_SOCKET_TIMEOUT, 0)
         }
     }
 

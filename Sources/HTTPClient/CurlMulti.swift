@@ -8,12 +8,10 @@ import System
 /// with `curl_multi_info_read` after each call. Connections are kept in the
 /// multi's cache and reused by later transfers on this loop.
 ///
-/// `@unchecked Sendable`: after `init` (which runs before the object is
-/// published to any other thread) every mutable field and every libcurl
-/// call is touched only on `loop`'s thread: entry points assert it, and
-/// other threads reach the multi only through `onLoop`, which queues onto
-/// the loop.
-final class CurlMulti: @unchecked Sendable {
+/// Loop-confined: every field and every libcurl call is touched only on
+/// `loop`'s thread; other threads and `@Sendable` callbacks hold the multi
+/// as a `LoopBound`.
+final class CurlMulti {
     let loop: EventLoop
     let configuration: HTTPClientConfiguration
     let stats: HTTPClientStats
@@ -59,11 +57,6 @@ final class CurlMulti: @unchecked Sendable {
         curl_multi_cleanup(handle)
     }
 
-    /// Runs `body` on the loop thread: at once when already there.
-    func onLoop(_ body: @escaping @Sendable (CurlMulti) -> Void) {
-        if loop.inLoop { body(self) } else { loop.execute { body(self) } }
-    }
-
     // MARK: Starting and ending transfers
 
     func startBuffered(id: UInt64, request: HTTPClientRequest,
@@ -79,15 +72,16 @@ final class CurlMulti: @unchecked Sendable {
                         waiter: CheckedContinuation<Result<HTTPClientStreamingResponse, HTTPClientError>, Never>) {
         guard !closed else { return waiter.resume(returning: .failure(.cancelled)) }
         guard let easy = takeEasyHandle() else { return waiter.resume(returning: .failure(Self.outOfMemory)) }
+        let bound = LoopBound(self, loop: loop)
         let channel = ResponseBodyChannel(
             highWater: configuration.streamBufferBytes, stats: stats,
-            onDrained: { [self] in loop.execute { self.transfers[id]?.resume(receive: true) } },
-            onAbandon: { [self] in loop.execute { self.cancel(id: id) } })
+            onDrained: { bound.later { $0.transfers[id]?.resume(receive: true) } },
+            onAbandon: { bound.later { $0.cancel(id: id) } })
         var source: Transfer.Source = request.body.map { .bytes($0) } ?? .none
         var upload: UploadChannel?
         if let body {
             let channel = UploadChannel(highWater: configuration.streamBufferBytes, stats: stats,
-                                        onReadable: { [self] in loop.execute { self.transfers[id]?.resume(receive: false) } })
+                                        onReadable: { bound.later { $0.transfers[id]?.resume(receive: false) } })
             source = .stream(channel, length: body.length)
             upload = channel
         }

@@ -7,16 +7,16 @@ import System
 /// the own connections leave to it. A request made from a task running on
 /// one of the loops stays on that loop; any other goes to the loops in turn.
 final class CurlTransport: UpstreamTransport {
-    private let multis: [CurlMulti]
+    private let multis: [LoopBound<CurlMulti>]
     private let cursor = Atomic<Int>(0)
     private let nextID = Atomic<UInt64>(1)
 
     /// Creates one multi handle per loop. The loops may be running already.
     init(configuration: HTTPClientConfiguration, loops: [EventLoop], stats: HTTPClientStats) throws(HTTPClientError) {
         try CurlGlobal.initialize()
-        var multis: [CurlMulti] = []
+        var multis: [LoopBound<CurlMulti>] = []
         for loop in loops {
-            multis.append(try CurlMulti(loop: loop, configuration: configuration, stats: stats))
+            multis.append(LoopBound(try CurlMulti(loop: loop, configuration: configuration, stats: stats), loop: loop))
         }
         self.multis = multis
     }
@@ -31,7 +31,7 @@ final class CurlTransport: UpstreamTransport {
         let cancelled = CancellationFlag()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: CheckedContinuation<Result<HTTPClientResponse, HTTPClientError>, Never>) in
-                multi.onLoop { multi in
+                multi.withValue { multi in
                     if cancelled.isSet { return waiter.resume(returning: .failure(.cancelled)) }
                     multi.startBuffered(id: id, request: request, waiter: waiter)
                 }
@@ -39,7 +39,7 @@ final class CurlTransport: UpstreamTransport {
         } onCancel: {
             cancelled.set()
             // Always queued, never run inline: the canceller may be anywhere.
-            multi.loop.execute { multi.cancel(id: id) }
+            multi.later { $0.cancel(id: id) }
         }
         return try result.get()
     }
@@ -52,7 +52,7 @@ final class CurlTransport: UpstreamTransport {
         let cancelled = CancellationFlag()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: CheckedContinuation<Result<HTTPClientStreamingResponse, HTTPClientError>, Never>) in
-                multi.onLoop { multi in
+                multi.withValue { multi in
                     if cancelled.isSet { return waiter.resume(returning: .failure(.cancelled)) }
                     multi.startStreaming(id: id, request: request, body: body, waiter: waiter)
                 }
@@ -60,19 +60,19 @@ final class CurlTransport: UpstreamTransport {
         } onCancel: {
             cancelled.set()
             // Always queued, never run inline: the canceller may be anywhere.
-            multi.loop.execute { multi.cancel(id: id) }
+            multi.later { $0.cancel(id: id) }
         }
         return try result.get()
     }
 
     func shutdown() async {
         for multi in multis {
-            await multi.loop.submit { multi.shutdown() }
+            await multi.withValueAndWait { $0.shutdown() }
         }
     }
 
     /// The calling thread's own loop when it is one of ours, else the next.
-    private func pickMulti() -> CurlMulti {
+    private func pickMulti() -> LoopBound<CurlMulti> {
         for multi in multis where multi.loop.inLoop { return multi }
         return multis[cursor.add(1, ordering: .relaxed).oldValue % multis.count]
     }

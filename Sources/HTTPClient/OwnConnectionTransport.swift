@@ -8,12 +8,12 @@ import System
 /// proxied request. Also starts requests from a loop without a task
 /// (`startOnLoop`).
 final class OwnConnectionTransport: UpstreamTransport {
-    private let pools: [UpstreamPool]
+    private let pools: [LoopBound<UpstreamPool>]
     private let cursor = Atomic<Int>(0)
     private let nextID = Atomic<UInt64>(1)
 
     init(configuration: HTTPClientConfiguration, loops: [EventLoop], stats: HTTPClientStats) {
-        pools = loops.map { UpstreamPool(loop: $0, configuration: configuration, stats: stats) }
+        pools = loops.map { LoopBound(UpstreamPool(loop: $0, configuration: configuration, stats: stats), loop: $0) }
     }
 
     /// Where `request` goes over an own connection, or nil when libcurl
@@ -42,9 +42,9 @@ final class OwnConnectionTransport: UpstreamTransport {
             return try await withUnsafeContinuation { continuation in
                 let waiter = UpstreamExchange.Waiter.task(continuation)
                 if pool.loop.inLoop {
-                    pool.start(id: id, target: target, request: request, body: body, waiter: waiter)
+                    pool.valueInLoop.start(id: id, target: target, request: request, body: body, waiter: waiter)
                 } else {
-                    pool.onLoop { $0.start(id: id, target: target, request: request, body: body, waiter: waiter) }
+                    pool.later { $0.start(id: id, target: target, request: request, body: body, waiter: waiter) }
                 }
             }.get()
         }
@@ -58,12 +58,12 @@ final class OwnConnectionTransport: UpstreamTransport {
                 }
                 // On the pool's loop (the usual case) at once, with no
                 // closure allocated for a hop.
-                if pool.loop.inLoop { start(pool) } else { pool.onLoop { start($0) } }
+                if pool.loop.inLoop { start(pool.valueInLoop) } else { pool.later { start($0) } }
             }
         } onCancel: {
             cancelled.set()
             // Always queued, never run inline: the canceller may be anywhere.
-            pool.loop.execute { pool.cancel(id: id) }
+            pool.later { $0.cancel(id: id) }
         }
         return try result.get()
     }
@@ -90,21 +90,27 @@ final class OwnConnectionTransport: UpstreamTransport {
 
     func shutdown() async {
         for pool in pools {
-            await pool.loop.submit { pool.shutdown() }
+            await pool.withValueAndWait { $0.shutdown() }
         }
     }
 
     /// The calling thread's own loop's pool when it is one of ours, else the next.
-    private func pickPool() -> UpstreamPool {
-        ownPool() ?? pools[cursor.add(1, ordering: .relaxed).oldValue % pools.count]
+    private func pickPool() -> LoopBound<UpstreamPool> {
+        ownIndex().map { pools[$0] } ?? pools[cursor.add(1, ordering: .relaxed).oldValue % pools.count]
     }
 
-    /// The calling thread's own loop's pool, when it is one of ours.
+    /// The calling thread's own loop's pool, when it is one of ours: the
+    /// pool itself, not its `LoopBound`, which would retain the loop too.
     private func ownPool() -> UpstreamPool? {
+        ownIndex().map { pools[$0].valueInLoop }
+    }
+
+    /// Where the calling thread's own loop's pool is in `pools`.
+    private func ownIndex() -> Int? {
         // Over the buffer, by index: a `for` over the array retained each
-        // pool it passed, and indexing the array retained each it tried.
+        // pool it passed.
         pools.withUnsafeBufferPointer { pools in
-            for index in pools.indices where pools[index].loop.inLoop { return pools[index] }
+            for index in pools.indices where pools[index].loop.inLoop { return index }
             return nil
         }
     }

@@ -6,7 +6,7 @@ import System
 extension UpstreamConnection {
     func readAvailable() {
         let buffer = pool.readBuffer
-        while exchange != nil, !machine.isReceivePaused {
+        while state.exchange != nil, !state.machine.isReceivePaused {
             switch Socket.read(fd, into: buffer) {
             case .done(let count):
                 received(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
@@ -27,33 +27,33 @@ extension UpstreamConnection {
     }
 
     private func received(_ bytes: UnsafeRawBufferPointer) {
-        guard let exchange else { return }
-        machine.bytesReceived()
+        guard let exchange = state.exchange else { return }
+        state.machine.bytesReceived()
         exchange.lastProgress = pool.loop.now
         var leftover: Int
-        if pending.isEmpty {
+        if state.pending.isEmpty {
             let used = process(bytes)
             leftover = bytes.count - used
-            if leftover > 0, self.exchange != nil, !machine.isResponseDone {
-                pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[used...]))
+            if leftover > 0, self.state.exchange != nil, !state.machine.isResponseDone {
+                state.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[used...]))
                 leftover = 0
             }
         } else {
-            pending.append(contentsOf: bytes)
+            state.pending.append(contentsOf: bytes)
             leftover = processPending()
         }
-        if machine.isResponseDone, self.exchange != nil { complete(extraBytes: leftover > 0) }
+        if state.machine.isResponseDone, self.state.exchange != nil { complete(extraBytes: leftover > 0) }
     }
 
     /// Processes `pending` from its start; returns how many bytes are left
     /// over past a finished response.
     private func processPending() -> Int {
         // Taken out first: a failure inside clears `pending`.
-        let bytes = pending
-        pending = []
+        let bytes = state.pending
+        state.pending = []
         let used = bytes.withUnsafeBytes { process($0) }
-        if machine.isResponseDone { return bytes.count - used }
-        if exchange != nil, used < bytes.count { pending = Array(bytes[used...]) }
+        if state.machine.isResponseDone { return bytes.count - used }
+        if state.exchange != nil, used < bytes.count { state.pending = Array(bytes[used...]) }
         return 0
     }
 
@@ -62,9 +62,9 @@ extension UpstreamConnection {
     /// failed.
     private func process(_ bytes: UnsafeRawBufferPointer) -> Int {
         var offset = 0
-        while let exchange, !machine.isResponseDone {
+        while let exchange = state.exchange, !state.machine.isResponseDone {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
-            guard let response else {
+            guard let response = state.response else {
                 guard let end = UpstreamResponseParser.headEnd(rest) else {
                     if rest.count > UpstreamResponseParser.maxHeadBytes { fail(.invalidResponse) }
                     return offset
@@ -104,21 +104,21 @@ extension UpstreamConnection {
             }
             switch response.framing {
             case .none:
-                machine.responseDone()
+                state.machine.responseDone()
             case .length:
                 let count = min(remaining, rest.count)
                 if count == 0 { return offset }
                 guard offer(UnsafeRawBufferPointer(rebasing: rest[..<count]), exchange) else { return offset }
                 offset += count
                 remaining -= count
-                if remaining == 0 { machine.responseDone() }
+                if remaining == 0 { state.machine.responseDone() }
             case .untilClose:
                 if rest.isEmpty { return offset }
                 guard offer(rest, exchange) else { return offset }
                 offset += rest.count
             case .chunked:
                 let step: ChunkedDecoder.Step
-                do { step = try decoder.step(rest) } catch { fail(error); return offset }
+                do { step = try state.decoder.step(rest) } catch { fail(error); return offset }
                 switch step {
                 case .more:
                     return offset
@@ -126,11 +126,11 @@ extension UpstreamConnection {
                     offset += count
                 case .data(let count):
                     guard offer(UnsafeRawBufferPointer(rebasing: rest[..<count]), exchange) else { return offset }
-                    decoder.delivered(count)
+                    state.decoder.delivered(count)
                     offset += count
                 case .end(let count):
                     offset += count
-                    machine.responseDone()
+                    state.machine.responseDone()
                 }
             }
         }
@@ -140,11 +140,11 @@ extension UpstreamConnection {
     /// Passes the head on with its body: `whole` when it has all arrived
     /// (the response is then done), else a channel the body streams into.
     private func deliverHead(_ head: UpstreamResponseHead, _ exchange: UpstreamExchange, whole: [UInt8]?) {
-        response = UpstreamResponseHead.Frame(framing: head.framing, keepAlive: head.keepAlive)
+        state.response = UpstreamResponseHead.Frame(framing: head.framing, keepAlive: head.keepAlive)
         let body: HTTPClientResponseBody
         if let whole {
             remaining = 0
-            machine.responseDone()
+            state.machine.responseDone()
             body = HTTPClientResponseBody(whole: whole)
         } else {
             // A body without framing, or sized at 0, has gone whole.
@@ -168,7 +168,7 @@ extension UpstreamConnection {
         }
         // Made with the head: bytes are offered only after it.
         guard exchange.channel!.offer(bytes) else {
-            machine.receivePaused()
+            state.machine.receivePaused()
             updateInterest()
             return false
         }
@@ -178,10 +178,10 @@ extension UpstreamConnection {
 
     /// The reader has drained enough: what waited is delivered, then reading goes on.
     func resumeReceive() {
-        guard exchange != nil, machine.receiveResumed() else { return }
-        if !pending.isEmpty {
+        guard state.exchange != nil, state.machine.receiveResumed() else { return }
+        if !state.pending.isEmpty {
             let leftover = processPending()
-            if machine.isResponseDone, exchange != nil { return complete(extraBytes: leftover > 0) }
+            if state.machine.isResponseDone, state.exchange != nil { return complete(extraBytes: leftover > 0) }
         }
         if registration == nil { return readAvailable() }
         updateInterest()
@@ -193,8 +193,8 @@ extension UpstreamConnection {
     /// hands a reset to whichever call comes first, and a send that took it
     /// leaves the next read to find a plain end of stream.
     private func endOfStream(reset: Bool) {
-        guard let exchange else { return close() }
-        switch machine.endOfStream(reset: reset, untilClose: response?.framing == .untilClose, mayRetry: exchange.mayRetry) {
+        guard let exchange = state.exchange else { return close() }
+        switch state.machine.endOfStream(reset: reset, untilClose: state.response?.framing == .untilClose, mayRetry: exchange.mayRetry) {
         case .complete:
             complete(extraBytes: false)
         case .retry:

@@ -11,7 +11,7 @@ import System
 /// behind.
 ///
 /// Its state (stage, the request's and the answer's progress, the
-/// watchdog) is `machine`; this class performs what the machine answers
+/// watchdog) is `state.machine`; this class performs what the machine answers
 /// on the socket, the buffers and the exchange.
 ///
 /// Loop-confined: every method runs on the pool's loop thread. Reading
@@ -22,12 +22,18 @@ final class UpstreamConnection: EventLoopHandler {
     /// Where this connection waits between exchanges: its endpoint's list,
     /// held here so that going back to the pool hashes nothing.
     let idleList: IdleList
-    /// The connection's state, changed only through its events.
-    /// `@exclusivity(unchecked)`: the machine's methods are value code that
-    /// calls nothing outside it (no closure, no reference), so no access to
-    /// `machine` can begin while another is under way; the run-time check,
-    /// one per event and per read, could never fire (see EventLoop).
-    @exclusivity(unchecked) var machine = UpstreamConnectionMachine()
+    /// The machine, the exchange and the bytes in flight (see `State`).
+    ///
+    /// `@exclusivity(unchecked)`: loop-confined, and no access to it is
+    /// held across a call that could reach it again: the machine's methods
+    /// and the decoder's are value code that calls nothing outside them (no
+    /// closure, no reference); the buffers are changed by appends, by
+    /// `write(2)` from them and by being replaced (`pending` is taken out
+    /// before what it holds is processed); and the exchange is replaced
+    /// only while the code detaching it holds it, so no deinit runs inside
+    /// an access. The run-time check, a dozen per request, could never
+    /// fire (see EventLoop).
+    @exclusivity(unchecked) var state = State()
     var fd: Int32 = -1
     var registration: Registration?
     var interest: EpollEvents = []
@@ -36,20 +42,10 @@ final class UpstreamConnection: EventLoopHandler {
     /// `EventLoop.passes` when it went idle (see `UpstreamPool.takeIdle`).
     var idlePass: UInt64 = 0
 
-    // `exchange`, `outbound`, `pending`, `response`, `decoder` are
-    // `@exclusivity(unchecked)`: loop-confined, and replaced only while
-    // the old value is held elsewhere (the exchange, by the code detaching
-    // it) or holds bytes alone, so no deinit runs inside the access; the
-    // run-time check, a dozen per request, could never fire (see EventLoop).
-    @exclusivity(unchecked) var exchange: UpstreamExchange?
-    // Sending.
-    @exclusivity(unchecked) var outbound: [UInt8] = []
+    // Sending: `state.outbound[outboundOffset...]` is not sent yet.
     var outboundOffset = 0
     // Receiving.
-    @exclusivity(unchecked) var pending: [UInt8] = []
-    @exclusivity(unchecked) var response: UpstreamResponseHead.Frame?
     var remaining = 0
-    @exclusivity(unchecked) var decoder = ChunkedDecoder()
     var receivedBytes = 0
 
     init(pool: UpstreamPool, endpoint: String, idleList: IdleList) {
@@ -64,19 +60,20 @@ final class UpstreamConnection: EventLoopHandler {
     func open(for exchange: UpstreamExchange, connectTimeout: Duration) {
         attach(exchange)
         let (pool, id) = (pool, exchange.id)
-        pool.loop.schedule(after: connectTimeout) { pool.running[id]?.connectTimerFired() }
+        pool.loop.schedule(after: connectTimeout) { pool.state.running[id]?.connectTimerFired() }
         let host = exchange.target.host
         if let literal = host.lowercased() == "localhost" ? IPAddress.v4(0x7F00_0001) : IPAddress(host) {
             return connect(to: literal, port: exchange.target.port)
         }
         let port = exchange.target.port
+        let bound = LoopBound(pool, loop: pool.loop)
         NameResolver.resolve(host) { result in
-            pool.loop.execute { pool.running[id]?.resolved(result, port: port) }
+            bound.later { $0.state.running[id]?.resolved(result, port: port) }
         }
     }
 
     private func resolved(_ result: Result<IPAddress, NameResolutionError>, port: UInt16) {
-        guard machine.stage == .resolving else { return }
+        guard state.machine.stage == .resolving else { return }
         switch result {
         case .success(let address): connect(to: address, port: port)
         case .failure: fail(.connectFailed)
@@ -87,23 +84,23 @@ final class UpstreamConnection: EventLoopHandler {
         do {
             let (fd, inProgress) = try Socket.connect(to: SocketAddress(ip: address, port: port))
             self.fd = fd
-            machine.connecting(inProgress: inProgress)
+            state.machine.connecting(inProgress: inProgress)
             interest = inProgress ? [.writable] : [.readable, .readHangup]
             registration = try pool.loop.register(fd, for: interest, handler: self)
         } catch {
             return fail(.connectFailed)
         }
-        if machine.stage == .exchanging { sendMore() }
+        if state.machine.stage == .exchanging { sendMore() }
     }
 
     private func connectTimerFired() {
-        guard machine.isOpening else { return }
+        guard state.machine.isOpening else { return }
         fail(.timedOut(requestSent: false))
     }
 
     private func connected() {
         guard Socket.pendingError(fd) == 0 else { return fail(.connectFailed) }
-        machine.connected()
+        state.machine.connected()
         sendMore()
     }
 
@@ -116,22 +113,22 @@ final class UpstreamConnection: EventLoopHandler {
     }
 
     private func attach(_ exchange: UpstreamExchange) {
-        self.exchange = exchange
-        pool.running[exchange.id] = self
+        self.state.exchange = exchange
+        pool.state.running[exchange.id] = self
         pool.stats.activeTransfers.add(1, ordering: .relaxed)
         let deadline = pool.loop.now &+ exchange.idleTimeout
-        if machine.attach(hasUpload: exchange.upload != nil, deadline: deadline) { armWatchdog(after: exchange.idleTimeout) }
-        outbound = exchange.head
+        if state.machine.attach(hasUpload: exchange.upload != nil, deadline: deadline) { armWatchdog(after: exchange.idleTimeout) }
+        state.outbound = exchange.head
         outboundOffset = 0
-        response = nil
-        decoder = ChunkedDecoder()
+        state.response = nil
+        state.decoder = ChunkedDecoder()
         receivedBytes = 0
     }
 
     // MARK: Events
 
     func handleEvents(_ events: EpollEvents) {
-        switch machine.stage {
+        switch state.machine.stage {
         case .connecting:
             connected()
         case .idle:
@@ -139,14 +136,14 @@ final class UpstreamConnection: EventLoopHandler {
             // it, or broke the protocol. Either way it is done.
             close()
         case .exchanging:
-            if machine.isReceivePaused {
+            if state.machine.isReceivePaused {
                 // Not reading, and epoll cannot mask these: reported on every
                 // pass, they would spin the loop until the reader catches up.
                 if !events.isDisjoint(with: [.hangup, .error]) { stopWatching() }
             } else if !events.isDisjoint(with: [.readable, .hangup, .error, .readHangup]) {
                 readAvailable()
             }
-            if events.contains(.writable), machine.stage != .closed { sendMore() }
+            if events.contains(.writable), state.machine.stage != .closed { sendMore() }
         case .resolving, .closed:
             break
         }
@@ -157,10 +154,10 @@ final class UpstreamConnection: EventLoopHandler {
     /// Writes what is queued, then the body as its source provides it,
     /// until the socket or the source has to be waited for.
     private func sendMore() {
-        guard let exchange, machine.mayWrite else { return }
+        guard let exchange = state.exchange, state.machine.mayWrite else { return }
         while true {
-            if outboundOffset < outbound.count {
-                let result = outbound.withUnsafeBytes { all in
+            if outboundOffset < state.outbound.count {
+                let result = state.outbound.withUnsafeBytes { all in
                     Socket.write(fd, from: UnsafeRawBufferPointer(rebasing: all[outboundOffset...]))
                 }
                 switch result {
@@ -173,35 +170,35 @@ final class UpstreamConnection: EventLoopHandler {
                 case .closed, .failed:
                     // The reply (or the close) is read next; a server may
                     // answer early and stop reading the body.
-                    machine.sendFailed()
-                    outbound = []
+                    state.machine.sendFailed()
+                    state.outbound = []
                     outboundOffset = 0
                     return updateInterest()
                 }
             }
             // Without an upload, `outbound` still shares the exchange's head:
             // let go of it rather than copy it to keep its capacity.
-            if exchange.upload == nil { outbound = [] } else { outbound.removeAll(keepingCapacity: true) }
+            if exchange.upload == nil { state.outbound = [] } else { state.outbound.removeAll(keepingCapacity: true) }
             outboundOffset = 0
-            if machine.queueEmptied() { return updateInterest() } // the whole request has left
-            guard let upload = exchange.upload, machine.mayReadUpload else { return updateInterest() }
+            if state.machine.queueEmptied() { return updateInterest() } // the whole request has left
+            guard let upload = exchange.upload, state.machine.mayReadUpload else { return updateInterest() }
             switch upload.read(into: pool.uploadBuffer) {
             case .bytes(let count):
                 let piece = UnsafeRawBufferPointer(rebasing: pool.uploadBuffer[..<count])
                 if exchange.chunked {
-                    outbound.append(contentsOf: String(count, radix: 16).utf8)
-                    outbound.append(contentsOf: "\r\n".utf8)
-                    outbound.append(contentsOf: piece)
-                    outbound.append(contentsOf: "\r\n".utf8)
+                    state.outbound.append(contentsOf: String(count, radix: 16).utf8)
+                    state.outbound.append(contentsOf: "\r\n".utf8)
+                    state.outbound.append(contentsOf: piece)
+                    state.outbound.append(contentsOf: "\r\n".utf8)
                 } else {
-                    outbound.append(contentsOf: piece)
+                    state.outbound.append(contentsOf: piece)
                 }
             case .pause:
-                machine.uploadPaused()
+                state.machine.uploadPaused()
                 return updateInterest()
             case .end:
-                if exchange.chunked { outbound.append(contentsOf: "0\r\n\r\n".utf8) }
-                machine.uploadEnded()
+                if exchange.chunked { state.outbound.append(contentsOf: "0\r\n\r\n".utf8) }
+                state.machine.uploadEnded()
             case .failed:
                 return fail(.requestBodyFailed)
             }
@@ -210,7 +207,7 @@ final class UpstreamConnection: EventLoopHandler {
 
     /// The body's source has a piece again.
     func uploadReadable() {
-        if machine.uploadReadable() { sendMore() }
+        if state.machine.uploadReadable() { sendMore() }
     }
 
     // MARK: The end
@@ -220,8 +217,8 @@ final class UpstreamConnection: EventLoopHandler {
     /// 413, say) leaves the connection unusable; so do bytes past the end,
     /// and a socket that failed or hung up while reading was paused.
     func complete(extraBytes: Bool) {
-        guard let exchange, let response else { return }
-        let reusable = machine.completed(keepAlive: response.keepAlive, extraBytes: extraBytes, watched: registration != nil)
+        guard let exchange = state.exchange, let response = state.response else { return }
+        let reusable = state.machine.completed(keepAlive: response.keepAlive, extraBytes: extraBytes, watched: registration != nil)
         detach()
         exchange.channel?.finish(.success(()))
         if reusable {
@@ -240,7 +237,7 @@ final class UpstreamConnection: EventLoopHandler {
 
     /// Reports `error` to whoever waits for the exchange, and lets it go.
     private func abort(_ error: HTTPClientError) {
-        guard let exchange else { return }
+        guard let exchange = state.exchange else { return }
         detach()
         pool.stats.failures.add(1, ordering: .relaxed)
         exchange.fail(error)
@@ -248,19 +245,19 @@ final class UpstreamConnection: EventLoopHandler {
 
     /// Lets go of the exchange: it is no longer running here.
     func detach() {
-        guard let exchange else { return }
-        self.exchange = nil
-        pool.running[exchange.id] = nil
+        guard let exchange = state.exchange else { return }
+        self.state.exchange = nil
+        pool.state.running[exchange.id] = nil
         pool.stats.activeTransfers.subtract(1, ordering: .relaxed)
         exchange.stopUpload()
-        pending = []
-        machine.detach()
+        state.pending = []
+        state.machine.detach()
     }
 
     /// The timer holds the connection until its deadline (a weak
     /// reference would put every retain of it on the slow path).
     private func armWatchdog(after delay: UInt64) {
-        let generation = machine.watchdogArmed(deadline: pool.loop.now &+ delay)
+        let generation = state.machine.watchdogArmed(deadline: pool.loop.now &+ delay)
         pool.loop.schedule(after: .nanoseconds(Int64(delay))) { [self] in watchdogFired(generation) }
     }
 
@@ -270,14 +267,14 @@ final class UpstreamConnection: EventLoopHandler {
     private func watchdogFired(_ generation: UInt64) {
         // Idle (no exchange), the machine has nothing to watch.
         let now = pool.loop.now
-        var progress = exchange?.lastProgress ?? now
-        switch machine.watchdogFired(generation, now: now, lastProgress: &progress, idleTimeout: exchange?.idleTimeout ?? 0) {
+        var progress = state.exchange?.lastProgress ?? now
+        switch state.machine.watchdogFired(generation, now: now, lastProgress: &progress, idleTimeout: state.exchange?.idleTimeout ?? 0) {
         case .nothing:
             return
         case .timedOut:
-            fail(.timedOut(requestSent: machine.requestMayHaveArrived))
+            fail(.timedOut(requestSent: state.machine.requestMayHaveArrived))
         case .rearm(let delay):
-            exchange?.lastProgress = progress
+            state.exchange?.lastProgress = progress
             armWatchdog(after: delay)
         }
     }
@@ -310,8 +307,8 @@ final class UpstreamConnection: EventLoopHandler {
     }
 
     func updateInterest() {
-        guard machine.stage == .exchanging || machine.stage == .idle, let registration else { return }
-        let wanted = machine.interest(outboundPending: outboundOffset < outbound.count)
+        guard state.machine.stage == .exchanging || state.machine.stage == .idle, let registration else { return }
+        let wanted = state.machine.interest(outboundPending: outboundOffset < state.outbound.count)
         guard wanted != interest else { return }
         interest = wanted
         pool.loop.modify(registration, fd: fd, for: wanted)
@@ -319,7 +316,7 @@ final class UpstreamConnection: EventLoopHandler {
 
     /// Closes the socket (out of epoll first) and leaves the pool's counts.
     func close() {
-        guard machine.close() else { return }
+        guard state.machine.close() else { return }
         let wasOpen = fd >= 0
         if let registration { pool.loop.deregister(registration, fd: fd) }
         registration = nil

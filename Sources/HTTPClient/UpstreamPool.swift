@@ -8,29 +8,26 @@ import System
 /// reference to a connection), and requests past the per-host limit queue
 /// in order.
 ///
-/// `@unchecked Sendable`: after `init` every mutable field is touched only
-/// on `loop`'s thread; other threads reach the pool through `onLoop`.
-final class UpstreamPool: @unchecked Sendable {
+/// Loop-confined: every method runs on `loop`'s thread; other threads and
+/// `@Sendable` callbacks hold it as a `LoopBound`.
+final class UpstreamPool {
     let loop: EventLoop
     let configuration: HTTPClientConfiguration
     let stats: HTTPClientStats
-    // `running`, `idle`, `idleCount` and `queued` are
-    // `@exclusivity(unchecked)`: touched on the loop thread only; an entry
-    // of `running` is removed by its connection (which stays alive
-    // meanwhile), an idle list never (it stays for the pool's life), and
-    // a queued exchange is taken out before it is started (shutdown fails
-    // them first, then drops them inside the access: an exchange and its
-    // upload channel have no deinit), so no deinit that could reach back
-    // into them runs inside an access; the run-time check, several per
-    // request, could never fire (see EventLoop).
-    @exclusivity(unchecked) var running: [UInt64: UpstreamConnection] = [:]
-    @exclusivity(unchecked) private var idle: [String: IdleList] = [:]
-    /// The same lists by endpoint number (`PlainHTTPTarget.slot`), for
-    /// requests on a base the client numbered: found without a hash.
-    @exclusivity(unchecked) private var idleBySlot: [IdleList?] = []
-    @exclusivity(unchecked) private var idleCount = 0
+    /// The running, idle and queued exchanges and connections (see `State`).
+    ///
+    /// `@exclusivity(unchecked)`: touched on the loop thread only, and no
+    /// access to it is held across a call that could reach it again: an
+    /// entry of `running` is looked up and then called, and removed by its
+    /// connection (which stays alive meanwhile); an idle list is never
+    /// removed (it stays for the pool's life); a queued exchange is taken
+    /// out before it is started (shutdown fails them first, then drops
+    /// them inside the access: an exchange and its upload channel have no
+    /// deinit). So no deinit that could reach back into it runs inside an
+    /// access; the run-time check, several per request, could never fire
+    /// (see EventLoop).
+    @exclusivity(unchecked) var state = State()
     private var open: [String: Int] = [:]
-    @exclusivity(unchecked) private var queued: [String: [UpstreamExchange]] = [:]
     private var shutDown = false
     /// Scratch space for reads and for the body pieces being framed; used
     /// only inside one loop callback at a time.
@@ -54,11 +51,6 @@ final class UpstreamPool: @unchecked Sendable {
         uploadBuffer.deallocate()
     }
 
-    /// Runs `body` on the loop thread: at once when already there.
-    func onLoop(_ body: @escaping @Sendable (UpstreamPool) -> Void) {
-        if loop.inLoop { body(self) } else { loop.execute { body(self) } }
-    }
-
     // MARK: Starting
 
     func start(id: UInt64, target: PlainHTTPTarget, request: HTTPClientRequest, body: HTTPClientRequestBody?,
@@ -68,8 +60,9 @@ final class UpstreamPool: @unchecked Sendable {
         stats.requests.add(1, ordering: .relaxed)
         var upload: UploadChannel?
         if body != nil {
+            let bound = LoopBound(self, loop: loop)
             upload = UploadChannel(highWater: configuration.streamBufferBytes, stats: stats,
-                                   onReadable: { [self] in loop.execute { self.running[id]?.uploadReadable() } })
+                                   onReadable: { bound.later { $0.state.running[id]?.uploadReadable() } })
         }
         let idleTimeout = UInt64(max(1_000_000, (request.timeout ?? configuration.timeout).nanoseconds))
         let exchange = UpstreamExchange(
@@ -82,10 +75,11 @@ final class UpstreamPool: @unchecked Sendable {
     /// The buffer for exchange `id`'s streamed body, made when its head
     /// arrives without the whole body.
     func makeChannel(id: UInt64) -> ResponseBodyChannel {
-        ResponseBodyChannel(
+        let bound = LoopBound(self, loop: loop)
+        return ResponseBodyChannel(
             highWater: configuration.streamBufferBytes, stats: stats,
-            onDrained: { [self] in loop.execute { self.running[id]?.resumeReceive() } },
-            onAbandon: { [self] in loop.execute { self.cancel(id: id) } })
+            onDrained: { bound.later { $0.state.running[id]?.resumeReceive() } },
+            onAbandon: { bound.later { $0.cancel(id: id) } })
     }
 
     /// Sends `exchange` on an idle connection, a new one, or (past the
@@ -94,7 +88,7 @@ final class UpstreamPool: @unchecked Sendable {
         let endpoint = exchange.target.endpoint
         if let connection = takeIdle(for: exchange) { return connection.begin(exchange) }
         if let limit = configuration.maxConnectionsPerHost, open[endpoint, default: 0] >= max(1, limit) {
-            queued[endpoint, default: []].append(exchange)
+            state.queued[endpoint, default: []].append(exchange)
             // Waiting for a connection counts against the idle timeout too.
             let id = exchange.id
             loop.schedule(after: .nanoseconds(Int64(exchange.idleTimeout))) { [self] in
@@ -120,7 +114,7 @@ final class UpstreamPool: @unchecked Sendable {
             connection.close()
             return fail(exchange, .cancelled)
         }
-        queued[exchange.target.endpoint, default: []].insert(exchange, at: 0)
+        state.queued[exchange.target.endpoint, default: []].insert(exchange, at: 0)
         connection.close()
     }
 
@@ -131,7 +125,7 @@ final class UpstreamPool: @unchecked Sendable {
     private func idleList(_ target: PlainHTTPTarget) -> IdleList {
         if let existing = existingIdleList(target) { return existing }
         let list = IdleList(endpoint: target.endpoint)
-        idle[target.endpoint] = list
+        state.idle[target.endpoint] = list
         if let slot = target.slot { number(list, slot) }
         return list
     }
@@ -140,19 +134,19 @@ final class UpstreamPool: @unchecked Sendable {
     /// has one (a base from `HTTPClient.base`) and the list there is this
     /// endpoint's; else by name (a base another client numbered, too).
     private func existingIdleList(_ target: PlainHTTPTarget) -> IdleList? {
-        guard let slot = target.slot else { return idle[target.endpoint] }
-        if slot < idleBySlot.count, let list = idleBySlot[slot] {
-            return list.endpoint == target.endpoint ? list : idle[target.endpoint]
+        guard let slot = target.slot else { return state.idle[target.endpoint] }
+        if slot < state.idleBySlot.count, let list = state.idleBySlot[slot] {
+            return list.endpoint == target.endpoint ? list : state.idle[target.endpoint]
         }
-        guard let list = idle[target.endpoint] else { return nil }
+        guard let list = state.idle[target.endpoint] else { return nil }
         number(list, slot)
         return list
     }
 
     /// Files `list` under `slot` unless another endpoint's list is there.
     private func number(_ list: IdleList, _ slot: Int) {
-        if idleBySlot.count <= slot { idleBySlot += Array(repeating: nil, count: slot + 1 - idleBySlot.count) }
-        if idleBySlot[slot] == nil { idleBySlot[slot] = list }
+        if state.idleBySlot.count <= slot { state.idleBySlot += Array(repeating: nil, count: slot + 1 - state.idleBySlot.count) }
+        if state.idleBySlot[slot] == nil { state.idleBySlot[slot] = list }
     }
 
     /// The newest idle connection young enough to trust, with nothing
@@ -168,7 +162,7 @@ final class UpstreamPool: @unchecked Sendable {
     private func takeIdle(for exchange: UpstreamExchange) -> UpstreamConnection? {
         guard let list = existingIdleList(exchange.target) else { return nil }
         while let connection = list.connections.popLast() {
-            idleCount -= 1
+            state.idleCount -= 1
             if loop.now &- connection.idleSince < maxIdleAge,
                (exchange.mayRetry && connection.watchedSinceTheLastWait) || connection.isQuiet {
                 return connection
@@ -182,17 +176,17 @@ final class UpstreamPool: @unchecked Sendable {
 
     /// A connection finished its exchange and can carry another.
     func release(_ connection: UpstreamConnection) {
-        if !queued.isEmpty, queued[connection.endpoint] != nil {
+        if !state.queued.isEmpty, state.queued[connection.endpoint] != nil {
             // Closed, it makes room for the one in line on a new connection.
             guard connection.isQuiet else { return connection.close() }
             if let next = nextInLine(connection.endpoint) { return connection.begin(next) }
         }
-        guard !shutDown, idleCount < configuration.maxIdleConnections else { return connection.close() }
+        guard !shutDown, state.idleCount < configuration.maxIdleConnections else { return connection.close() }
         connection.idleSince = loop.now
         connection.idlePass = loop.passes
         let list = connection.idleList
         list.connections.append(connection)
-        idleCount += 1
+        state.idleCount += 1
         // The oldest idle connection of this endpoint goes once too old.
         if let oldest = list.connections.first, loop.now &- oldest.idleSince >= maxIdleAge {
             oldest.close()
@@ -206,7 +200,7 @@ final class UpstreamPool: @unchecked Sendable {
         let list = connection.idleList
         if let index = list.connections.lastIndex(where: { $0 === connection }) {
             list.connections.remove(at: index)
-            idleCount -= 1
+            state.idleCount -= 1
         }
         let count = open[endpoint, default: 1] - 1
         open[endpoint] = count > 0 ? count : nil
@@ -215,9 +209,9 @@ final class UpstreamPool: @unchecked Sendable {
 
     /// The request that has waited longest for a connection to `endpoint`.
     private func nextInLine(_ endpoint: String) -> UpstreamExchange? {
-        guard var waiting = queued[endpoint], !waiting.isEmpty else { return nil }
+        guard var waiting = state.queued[endpoint], !waiting.isEmpty else { return nil }
         let next = waiting.removeFirst()
-        queued[endpoint] = waiting.isEmpty ? nil : waiting
+        state.queued[endpoint] = waiting.isEmpty ? nil : waiting
         return next
     }
 
@@ -226,15 +220,15 @@ final class UpstreamPool: @unchecked Sendable {
     /// Cancels exchange `id` wherever it is.
     func cancel(id: UInt64) {
         loop.assertInLoop()
-        if let connection = running[id] { return connection.fail(.cancelled) }
+        if let connection = state.running[id] { return connection.fail(.cancelled) }
         if let exchange = dequeue(id) { fail(exchange, .cancelled) }
     }
 
     private func dequeue(_ id: UInt64) -> UpstreamExchange? {
-        for (endpoint, var waiting) in queued {
+        for (endpoint, var waiting) in state.queued {
             guard let index = waiting.firstIndex(where: { $0.id == id }) else { continue }
             let exchange = waiting.remove(at: index)
-            queued[endpoint] = waiting.isEmpty ? nil : waiting
+            state.queued[endpoint] = waiting.isEmpty ? nil : waiting
             return exchange
         }
         return nil
@@ -251,10 +245,10 @@ final class UpstreamPool: @unchecked Sendable {
         loop.assertInLoop()
         guard !shutDown else { return }
         shutDown = true
-        for exchange in queued.values.joined() { fail(exchange, .cancelled) }
-        queued.removeAll()
-        for connection in Array(running.values) { connection.fail(.cancelled) }
-        for connection in idle.values.flatMap(\.connections) { connection.close() }
+        for exchange in state.queued.values.joined() { fail(exchange, .cancelled) }
+        state.queued.removeAll()
+        for connection in Array(state.running.values) { connection.fail(.cancelled) }
+        for connection in state.idle.values.flatMap(\.connections) { connection.close() }
     }
 }
 

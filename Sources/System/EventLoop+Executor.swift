@@ -6,7 +6,7 @@ extension EventLoop: TaskExecutor {
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         if inLoop {
-            localJobs.append(job)
+            state.localJobs.append(job)
         } else {
             remote.withLock { $0.jobs.append(job) }
             wake()
@@ -19,26 +19,26 @@ extension EventLoop: TaskExecutor {
     func runQueuedWork() {
         remote.withLock { queue in
             if !queue.jobs.isEmpty {
-                localJobs.append(contentsOf: queue.jobs)
+                state.localJobs.append(contentsOf: queue.jobs)
                 queue.jobs.removeAll(keepingCapacity: true)
             }
             if !queue.work.isEmpty {
-                localWork.append(contentsOf: queue.work)
+                state.localWork.append(contentsOf: queue.work)
                 queue.work.removeAll(keepingCapacity: true)
             }
         }
         var rounds = 0
-        while rounds < 64, !(localJobs.isEmpty && localWork.isEmpty) {
+        while rounds < 64, !(state.localJobs.isEmpty && state.localWork.isEmpty) {
             rounds += 1
             // Swapped with spare buffers, so neither queue is copied or
             // reallocated while what it held runs (and queues more).
-            swap(&localWork, &runningWork)
-            for item in runningWork { item() }
-            runningWork.removeAll(keepingCapacity: true)
-            swap(&localJobs, &runningJobs)
+            state.takeWork()
+            for item in state.runningWork { item() }
+            state.runningWork.removeAll(keepingCapacity: true)
+            state.takeJobs()
             let executor = asUnownedTaskExecutor()
-            for job in runningJobs { job.runSynchronously(on: executor) }
-            runningJobs.removeAll(keepingCapacity: true)
+            for job in state.runningJobs { job.runSynchronously(on: executor) }
+            state.runningJobs.removeAll(keepingCapacity: true)
         }
     }
 }

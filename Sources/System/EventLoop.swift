@@ -9,11 +9,10 @@ import Glibc
 /// other threads reach the loop through `execute` and the task executor,
 /// which queue work and wake the loop through an eventfd.
 ///
-/// `@unchecked Sendable`: the mutable loop-thread state (`handlers`, the
-/// local job and work queues, `timers`, `eventBuffer`) is only read or
-/// written on the loop thread (checked by `assertInLoop` on every public
-/// entry to it); state shared across threads is in `remote` (a Mutex) and
-/// Atomics.
+/// `@unchecked Sendable`: the mutable loop-thread state (`state`, `timers`)
+/// is only read or written on the loop thread (checked by `assertInLoop`
+/// on every public entry to it); state shared across threads is in
+/// `remote` (a Mutex) and Atomics.
 public final class EventLoop: @unchecked Sendable {
     /// The position of this loop in its group.
     public let index: Int
@@ -25,30 +24,23 @@ public final class EventLoop: @unchecked Sendable {
     let epollFD: Int32
     let wakeFD: Int32
 
-    // Most loop-thread state below is `@exclusivity(unchecked)`: touched
-    // on one thread, and no access to a property is held across a call
-    // that could reach the same property (queues are swapped out before
-    // their work runs and emptied only into queues of their own; handlers
-    // are called after their lookup, and removed by themselves, so the
-    // removal never frees one), so the run-time exclusivity check, dozens
-    // per proxied request on the loop's own bookkeeping, would never fire.
-    // `timers` keeps the check: dropping a cancelled timer inside the
-    // heap's own methods frees its action, whose captures' deinits are not
-    // this file's to vouch for. Other classes keep the check too. So that
-    // an iteration with no timer due does not touch `timers` at all,
-    // `earliestTimer` keeps its earliest deadline beside it.
-    @exclusivity(unchecked) var handlers = HandlerTable()
-    @exclusivity(unchecked) var localJobs: [UnownedJob] = []
-    @exclusivity(unchecked) var localWork: [@Sendable () -> Void] = []
-    @exclusivity(unchecked) var runningJobs: [UnownedJob] = []
-    @exclusivity(unchecked) var runningWork: [@Sendable () -> Void] = []
+    /// The loop thread's own bookkeeping (see `State`).
+    ///
+    /// `@exclusivity(unchecked)`: touched on the loop thread only, and no
+    /// access to it is held across a call that could reach it again: the
+    /// queues are swapped out (inside one call on `state`) before what they
+    /// hold runs, and run from a copy; a handler is called after its lookup
+    /// and removed by itself, so removing one never frees it (no deinit runs
+    /// inside an access); the event buffer is written by `epoll_wait` alone.
+    /// So the run-time exclusivity check, dozens per proxied request, could
+    /// never fire. `timers` keeps the check: dropping a cancelled timer
+    /// inside the heap's own methods frees its action, whose captures'
+    /// deinits are not this file's to vouch for. Other classes keep the
+    /// check too, except for a loop-state struct of their own argued the
+    /// same way.
+    @exclusivity(unchecked) var state: State
     var timers = TimerHeap()
-    /// The earliest deadline in `timers`, cancelled timers included (one
-    /// of those wakes the loop once, early, and is dropped); `.max` for
-    /// none. Read twice per iteration; the heap itself only when due.
-    @exclusivity(unchecked) private var earliestTimer: UInt64 = .max
     private var nextTimer: UInt64 = 1
-    @exclusivity(unchecked) private var eventBuffer: [epoll_event]
 
     struct RemoteQueue {
         var jobs: [UnownedJob] = []
@@ -80,10 +72,8 @@ public final class EventLoop: @unchecked Sendable {
     static let pollsBeforeSleeping = 2
     /// A wait that brings this many events or more makes the loop busy.
     static let busyBatch: Int32 = 6
-    /// Whether the loop polls before it sleeps (loop thread only).
-    @exclusivity(unchecked) private var busy = false
     /// Polls made after yielding, over the loop's life (loop thread only).
-    @exclusivity(unchecked) private(set) var yieldedPolls = 0
+    var yieldedPolls: Int { state.yieldedPolls }
 
     /// A loop reading `clock` (the monotonic clock unless a test moves time itself).
     public init(index: Int = 0, clock: any LoopClock = MonotonicClock()) throws(SystemError) {
@@ -100,7 +90,7 @@ public final class EventLoop: @unchecked Sendable {
         nowStorage = .allocate(capacity: 2)
         nowStorage.initialize(to: clock.now())
         (nowStorage + 1).initialize(to: 0)
-        eventBuffer = [epoll_event](repeating: epoll_event(), count: 512)
+        state = State(eventBuffer: [epoll_event](repeating: epoll_event(), count: 512))
         var event = epoll_event()
         csystem_epoll_event_set(&event, EPOLLIN.rawValue, 0)
         _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event)
@@ -127,13 +117,13 @@ public final class EventLoop: @unchecked Sendable {
     /// `deregister`; the caller still owns and later closes the descriptor.
     public func register(_ fd: Int32, for events: EpollEvents, handler: any EventLoopHandler) throws(SystemError) -> Registration {
         assertInLoop()
-        let id = handlers.insert(handler)
+        let id = state.handlers.insert(handler)
         var event = epoll_event()
         csystem_epoll_event_set(&event, events.rawValue, id)
         do {
             _ = try systemCall("epoll_ctl") { epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
         } catch {
-            handlers.remove(id)
+            state.handlers.remove(id)
             throw error
         }
         return Registration(id: id)
@@ -152,7 +142,7 @@ public final class EventLoop: @unchecked Sendable {
     public func deregister(_ registration: Registration, fd: Int32) {
         assertInLoop()
         _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
-        handlers.remove(registration.id)
+        state.handlers.remove(registration.id)
     }
 
     // MARK: Work from anywhere
@@ -161,7 +151,7 @@ public final class EventLoop: @unchecked Sendable {
     /// on the loop, else after waking the loop.
     public func execute(_ work: @escaping @Sendable () -> Void) {
         if inLoop {
-            localWork.append(work)
+            state.localWork.append(work)
         } else {
             remote.withLock { $0.work.append(work) }
             wake()
@@ -192,7 +182,7 @@ public final class EventLoop: @unchecked Sendable {
         nextTimer += 1
         let deadline = readClock() &+ delay.nanoseconds
         timers.insert(.init(deadline: deadline, id: id, action: action))
-        earliestTimer = min(earliestTimer, deadline)
+        state.earliestTimer = min(state.earliestTimer, deadline)
         return id
     }
 
@@ -238,46 +228,46 @@ public final class EventLoop: @unchecked Sendable {
     /// figures it sets.
     private func waitForEvents() -> Int32 {
         let timeout = waitTimeout()
-        if timeout != 0, busy {
+        if timeout != 0, state.busy {
             // Work already waiting first: a yield would hand the core to
             // another thread with that work still queued behind it.
             let pending = poll(timeout: 0)
             if pending != 0 { return pending }
             for _ in 0..<Self.pollsBeforeSleeping {
                 sched_yield()
-                yieldedPolls &+= 1
+                state.yieldedPolls &+= 1
                 let count = poll(timeout: 0)
                 if count != 0 { return count }
             }
         }
         let count = poll(timeout: timeout)
-        busy = count >= Self.busyBatch
+        state.busy = count >= Self.busyBatch
         return count
     }
 
     private func poll(timeout: Int32) -> Int32 {
-        eventBuffer.withUnsafeMutableBufferPointer { buffer in
+        state.eventBuffer.withUnsafeMutableBufferPointer { buffer in
             epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), timeout)
         }
     }
 
     private func dispatch(_ count: Int32) {
         for i in 0..<Int(count) {
-            let id = csystem_epoll_event_u64(&eventBuffer[i])
-            let bits = csystem_epoll_event_events(&eventBuffer[i])
+            let id = csystem_epoll_event_u64(&state.eventBuffer[i])
+            let bits = csystem_epoll_event_events(&state.eventBuffer[i])
             if id == 0 {
                 var value: UInt64 = 0
                 _ = Glibc.read(wakeFD, &value, 8)
                 wakePending.store(false, ordering: .releasing)
-            } else if let handler = handlers.handler(id) {
+            } else if let handler = state.handlers.handler(id) {
                 handler.handleEvents(EpollEvents(rawValue: bits))
             }
         }
     }
 
     private func waitTimeout() -> Int32 {
-        if !localJobs.isEmpty || !localWork.isEmpty { return 0 }
-        let deadline = earliestTimer
+        if !state.localJobs.isEmpty || !state.localWork.isEmpty { return 0 }
+        let deadline = state.earliestTimer
         guard deadline != .max else { return -1 }
         let current = readClock()
         guard deadline > current else { return 0 }
@@ -303,9 +293,9 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func runDueTimers() {
-        guard earliestTimer <= now else { return }
+        guard state.earliestTimer <= now else { return }
         let due = timers.popDue(now: now)
-        earliestTimer = timers.nextDeadline() ?? .max
+        state.earliestTimer = timers.nextDeadline() ?? .max
         // An action may schedule more: `schedule` lowers `earliestTimer`.
         for entry in due { entry.action() }
     }
