@@ -93,7 +93,7 @@ public final class EventLoop: @unchecked Sendable {
         state = State(eventBuffer: [epoll_event](repeating: epoll_event(), count: 512))
         var event = epoll_event()
         csystem_epoll_event_set(&event, EPOLLIN.rawValue, 0)
-        _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event)
+        _ = retryingEINTR { epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event) }
     }
 
     deinit {
@@ -134,14 +134,14 @@ public final class EventLoop: @unchecked Sendable {
         assertInLoop()
         var event = epoll_event()
         csystem_epoll_event_set(&event, events.rawValue, registration.id)
-        _ = epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
+        _ = retryingEINTR { epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) }
     }
 
     /// Removes `fd` from the epoll set and drops its handler. Call before
     /// closing the descriptor.
     public func deregister(_ registration: Registration, fd: Int32) {
         assertInLoop()
-        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+        _ = retryingEINTR { epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil) }
         state.handlers.remove(registration.id)
     }
 
@@ -169,7 +169,7 @@ public final class EventLoop: @unchecked Sendable {
     func wake() {
         if wakePending.exchange(true, ordering: .acquiringAndReleasing) { return }
         var one: UInt64 = 1
-        _ = Glibc.write(wakeFD, &one, 8)
+        _ = retryingEINTR { Glibc.write(wakeFD, &one, 8) }
     }
 
     // MARK: Timers
@@ -224,7 +224,7 @@ public final class EventLoop: @unchecked Sendable {
     /// runnable thread for its whole time slice while requests wait, which
     /// stretched the latency tail. The loop is busy from a wait that
     /// brought `busyBatch` events or more, for as long as its polls find
-    /// more; a wait that sleeps decides again. Docs/benchmarks.md has the
+    /// more; a wait that sleeps decides again. Docs/performance.md has the
     /// figures it sets.
     private func waitForEvents() -> Int32 {
         let timeout = waitTimeout()
@@ -245,6 +245,8 @@ public final class EventLoop: @unchecked Sendable {
         return count
     }
 
+    /// One `epoll_wait`, not retried: a wait cut short by a signal (-1,
+    /// EINTR) counts as no events, and the loop comes round again.
     private func poll(timeout: Int32) -> Int32 {
         state.eventBuffer.withUnsafeMutableBufferPointer { buffer in
             epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), timeout)
@@ -257,7 +259,7 @@ public final class EventLoop: @unchecked Sendable {
             let bits = csystem_epoll_event_events(&state.eventBuffer[i])
             if id == 0 {
                 var value: UInt64 = 0
-                _ = Glibc.read(wakeFD, &value, 8)
+                _ = retryingEINTR { Glibc.read(wakeFD, &value, 8) }
                 wakePending.store(false, ordering: .releasing)
             } else if let handler = state.handlers.handler(id) {
                 handler.handleEvents(EpollEvents(rawValue: bits))
