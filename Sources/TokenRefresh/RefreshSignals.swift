@@ -57,6 +57,9 @@ public final class RefreshSignals: Sendable {
         guard let store else { return }
         let task = Task.detached { [weak self] in
             let messages = await store.outcomeMessages()
+            // Closed while subscribing: `close` may have run before the
+            // subscription opened, so close it again rather than listen.
+            if Task.isCancelled { return await store.close() }
             for await message in messages {
                 guard let self else { return }
                 self.deliver(message)
