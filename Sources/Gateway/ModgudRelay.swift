@@ -20,22 +20,6 @@ public struct ModgudRelay: Sendable {
                                 labels: ["endpoint", "outcome"])
     }
 
-    /// The headers of a 429 that travel with it.
-    static func isRateLimitHeader(_ name: String) -> Bool {
-        ModgudReply.isRateLimitField(name)
-    }
-
-    /// The Retry-After, RateLimit-* and Content-Type fields of `headers`,
-    /// copied byte for byte (a value with obs-text stays as it was).
-    static func rateLimitFields(of headers: HTTPHeaders) -> HTTPHeaders {
-        var kept = HTTPHeaders()
-        for index in 0..<headers.count {
-            let name = headers.withField(at: index) { name, _ in String(decoding: name, as: UTF8.self) }
-            if isRateLimitHeader(name) { kept.add(fieldAt: index, of: headers) }
-        }
-        return kept
-    }
-
     /// A 429 exactly as Modgud sent it: status, body bytes, Retry-After,
     /// RateLimit-* and Content-Type. Counted and logged; never retried.
     public func rateLimitedResponse(_ reply: ModgudReply, endpoint: String, context: RequestContext) -> HTTPResponse {
@@ -52,7 +36,7 @@ public struct ModgudRelay: Sendable {
             "endpoint": .string(endpoint), "policy": .string(info.policy), "dimension": .string(info.dimension),
             "retryAfterSeconds": .int(info.retryAfterSeconds ?? -1),
         ])
-        var headers = Self.rateLimitFields(of: reply.headers)
+        var headers = reply.rateLimitHeaders
         headers.set("Cache-Control", "no-store")
         return RelayedAnswer(status: reply.status, responseHeaders: headers, responseBody: reply.body)
     }

@@ -10,15 +10,21 @@ extension ModgudReply {
             || name.lowercased().hasPrefix("ratelimit")
     }
 
-    /// The fields of this reply that travel with a 429, as bytes (a value
-    /// with obs-text stays as it was).
-    public var rateLimitFieldBytes: [(name: [UInt8], value: [UInt8])] {
-        var kept: [(name: [UInt8], value: [UInt8])] = []
+    /// The fields of this reply that travel with a 429, copied byte for
+    /// byte (a value with obs-text stays as it was).
+    public var rateLimitHeaders: HTTPHeaders {
+        var kept = HTTPHeaders()
         for index in 0..<headers.count {
-            let field = headers.withField(at: index) { name, value in (Array(name), Array(value)) }
-            if Self.isRateLimitField(String(decoding: field.0, as: UTF8.self)) { kept.append(field) }
+            let name = headers.withField(at: index) { name, _ in String(decoding: name, as: UTF8.self) }
+            if Self.isRateLimitField(name) { kept.add(fieldAt: index, of: headers) }
         }
         return kept
+    }
+
+    /// `rateLimitHeaders` as name and value bytes, in order.
+    public var rateLimitFieldBytes: [(name: [UInt8], value: [UInt8])] {
+        let kept = rateLimitHeaders
+        return (0..<kept.count).map { index in kept.withField(at: index) { name, value in (Array(name), Array(value)) } }
     }
 
     /// A 429 with `fields` (name and value bytes, in order) and `body`.
