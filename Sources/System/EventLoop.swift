@@ -106,6 +106,7 @@ public final class EventLoop: @unchecked Sendable {
     @inline(__always)
     public var inLoop: Bool { threadID.load(ordering: .relaxed) == UInt(pthread_self()) }
 
+    /// Traps in debug builds when called off the loop's thread.
     @inline(__always)
     public func assertInLoop(file: StaticString = #fileID, line: UInt = #line) {
         assert(inLoop, "called off the loop thread", file: file, line: line)
@@ -186,6 +187,7 @@ public final class EventLoop: @unchecked Sendable {
         return id
     }
 
+    /// Cancels timer `id` (from `schedule`); one already run or cancelled is ignored.
     public func cancelTimer(_ id: UInt64) {
         assertInLoop()
         timers.cancel(id)

@@ -12,9 +12,11 @@
 /// thread) and `valueIfInLoop` (nil off the loop thread), so two threads
 /// never touch it.
 public struct LoopBound<Value: AnyObject>: @unchecked Sendable {
+    /// The loop whose thread alone touches the value.
     public let loop: EventLoop
     @usableFromInline let value: Value
 
+    /// Binds `value` to `loop` (see the type's comment for why any thread may).
     public init(_ value: Value, loop: EventLoop) {
         self.value = value
         self.loop = loop

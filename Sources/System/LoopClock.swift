@@ -17,6 +17,7 @@ public final class ManualLoopClock: LoopClock {
         current = Atomic(start)
     }
 
+    /// `LoopClock.now`: where the test has moved the clock to.
     public func now() -> UInt64 { current.load(ordering: .acquiring) }
 
     /// Moves the clock forward by `duration`.

@@ -5,6 +5,7 @@ import Glibc
 /// Nanoseconds on the monotonic clock: for deadlines, never for wall time.
 /// The event loops' clock unless a test gives them a `ManualLoopClock`.
 public struct MonotonicClock: LoopClock {
+    /// The clock; it has no state of its own.
     public init() {}
 
     /// Inlinable: the request path reads it several times per request, and
@@ -17,6 +18,7 @@ public struct MonotonicClock: LoopClock {
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 
+    /// `LoopClock.now`: the monotonic clock's nanoseconds.
     @inlinable
     public func now() -> UInt64 { Self.now() }
 }

@@ -7,8 +7,11 @@ import Glibc
 public enum WholeFile {
     /// Why a file could not be read.
     public enum Problem: Error, Equatable, Sendable {
+        /// No such file (or a path component is not a directory).
         case missing
+        /// It exists but cannot be opened or read: the call's errno.
         case unreadable(errno: Int32)
+        /// It is larger than the limit given.
         case tooLarge(limit: Int)
     }
 

@@ -20,6 +20,7 @@ extension TokenRefresher {
         /// (`rememberFailure`); zero: never.
         public var failureHold: Duration
 
+        /// The settings; the defaults are the gateway's.
         public init(skew: Duration = .seconds(60), reuseLeeway: Duration = .zero, lease: Duration = .seconds(15),
                     pollInterval: Duration = .milliseconds(50), waitLimit: Duration = .seconds(20),
                     defaultResource: String? = nil, failureHold: Duration = .seconds(1)) {
