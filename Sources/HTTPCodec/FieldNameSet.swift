@@ -13,6 +13,7 @@ public struct FieldNameSet: Sendable {
     /// many there are.
     @usableFromInline let groups: [(start: Int, count: Int)]
 
+    /// The set of `names`, kept lower-case, each once.
     public init(_ names: [String]) {
         let lowered = Set(names.map { name in name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } })
             .sorted { $0.count != $1.count ? $0.count < $1.count : $0.lexicographicallyPrecedes($1) }

@@ -26,6 +26,7 @@ public struct ByteCursor {
         position += bytes.count
     }
 
+    /// Writes one byte.
     @inlinable
     public mutating func write(_ byte: UInt8) {
         precondition(position < end, "message head larger than sized")
@@ -33,16 +34,19 @@ public struct ByteCursor {
         position += 1
     }
 
+    /// Writes `string`'s UTF-8 bytes.
     @inlinable
     public mutating func write(_ string: String) {
         string.withContiguousUTF8 { write($0) }
     }
 
+    /// Writes `text`'s UTF-8 bytes.
     @inlinable
     public mutating func write(_ text: StaticString) {
         text.withUTF8Buffer { write($0) }
     }
 
+    /// Writes the bytes of `bytes`, in order.
     @inlinable
     public mutating func write(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { write($0) }
@@ -70,12 +74,14 @@ public struct ByteCursor {
         }
     }
 
+    /// Writes a line end, CR LF.
     @inlinable
     public mutating func writeCRLF() {
         write(0x0D)
         write(0x0A)
     }
 
+    /// The bytes `writeField(name, value)` writes: the name, `: `, the value and CRLF.
     @inlinable
     public static func fieldSize(_ name: String, _ value: String) -> Int {
         name.utf8.count + value.utf8.count + 4

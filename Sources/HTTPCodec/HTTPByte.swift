@@ -2,24 +2,43 @@
 /// reader and writer of HTTP/1.1 in the gateway. Constants are computed and
 /// checks inlinable, so a check inlined in another module reads no global.
 public enum HTTPByte {
+    /// Horizontal tab (HTAB), 0x09.
     @inlinable public static var tab: UInt8 { 0x09 }
+    /// Line feed (LF), 0x0A.
     @inlinable public static var lf: UInt8 { 0x0A }
+    /// Carriage return (CR), 0x0D.
     @inlinable public static var cr: UInt8 { 0x0D }
+    /// Space (SP), 0x20.
     @inlinable public static var space: UInt8 { 0x20 }
+    /// Double quote `"`, 0x22.
     @inlinable public static var doubleQuote: UInt8 { 0x22 }
+    /// Percent sign `%`, 0x25.
     @inlinable public static var percent: UInt8 { 0x25 }
+    /// Asterisk `*`, 0x2A.
     @inlinable public static var asterisk: UInt8 { 0x2A }
+    /// Comma `,`, 0x2C: separates the items of a list.
     @inlinable public static var comma: UInt8 { 0x2C }
+    /// Full stop `.`, 0x2E.
     @inlinable public static var dot: UInt8 { 0x2E }
+    /// Slash `/`, 0x2F.
     @inlinable public static var slash: UInt8 { 0x2F }
+    /// Digit `0`, 0x30.
     @inlinable public static var zero: UInt8 { 0x30 }
+    /// Digit `9`, 0x39.
     @inlinable public static var nine: UInt8 { 0x39 }
+    /// Colon `:`, 0x3A: ends a field name.
     @inlinable public static var colon: UInt8 { 0x3A }
+    /// Semicolon `;`, 0x3B.
     @inlinable public static var semicolon: UInt8 { 0x3B }
+    /// Equals sign `=`, 0x3D.
     @inlinable public static var equals: UInt8 { 0x3D }
+    /// Left square bracket `[`, 0x5B.
     @inlinable public static var leftBracket: UInt8 { 0x5B }
+    /// Backslash `\`, 0x5C.
     @inlinable public static var backslash: UInt8 { 0x5C }
+    /// Right square bracket `]`, 0x5D.
     @inlinable public static var rightBracket: UInt8 { 0x5D }
+    /// Delete (DEL), 0x7F.
     @inlinable public static var delete: UInt8 { 0x7F }
 
     /// tchar (RFC 9110 §5.6.2): ! # $ % & ' * + - . ^ _ ` | ~, digits and
@@ -107,6 +126,7 @@ public enum HTTPByte {
     @inlinable @inline(__always)
     public static func isTargetByte(_ byte: UInt8) -> Bool { byte > space && byte < delete }
 
+    /// An ASCII digit, `0` to `9`.
     @inlinable @inline(__always)
     public static func isDigit(_ byte: UInt8) -> Bool { byte >= zero && byte <= nine }
 

@@ -127,6 +127,7 @@ extension HTTPHeaders {
         add(name: name, value: value, checked: true)
     }
 
+    /// `add(checkedName:value:)` over raw bytes, which the caller has checked the same way.
     public mutating func add(checkedName name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         add(name: name.assumingMemoryBound(to: UInt8.self), value: value.assumingMemoryBound(to: UInt8.self), checked: true)
     }
@@ -154,6 +155,7 @@ extension HTTPHeaders {
         }
     }
 
+    /// Appends a field from its raw bytes, as given.
     public mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         add(name: name.assumingMemoryBound(to: UInt8.self), value: value.assumingMemoryBound(to: UInt8.self))
     }

@@ -2,9 +2,12 @@ import Core
 
 /// One header field as it arrived or will be sent.
 public struct HTTPField: Sendable, Equatable {
+    /// The field's name, with its case as given.
     public var name: String
+    /// The field's value, as it arrived or will be sent.
     public var value: String
 
+    /// The field `name: value`.
     public init(name: String, value: String) {
         self.name = name
         self.value = value
@@ -37,10 +40,12 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     @usableFromInline var storage: [UInt8]
     @usableFromInline var tableCapacity: Int
     @usableFromInline var end: Int
+    /// How many fields there are.
     public internal(set) var count: Int
 
     @usableFromInline static let entrySize = 12
 
+    /// Empty, with no buffer allocated.
     public init() {
         storage = []
         tableCapacity = 0
@@ -57,11 +62,13 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         count = 0
     }
 
+    /// The fields of `fields`, in order, in one buffer sized for them.
     public init(_ fields: [HTTPField]) {
         self.init(capacity: fields.count)
         for field in fields { add(field.name, field.value) }
     }
 
+    /// The literal's fields, in the order written.
     public init(dictionaryLiteral elements: (String, String)...) {
         self.init(capacity: elements.count)
         for (name, value) in elements { add(name, value) }
@@ -97,14 +104,17 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         }
     }
 
+    /// Field `index`'s name as a `String`.
     public func name(at index: Int) -> String {
         withField(at: index) { name, _ in String(decoding: name, as: UTF8.self) }
     }
 
+    /// Field `index`'s value as a `String`.
     public func value(at index: Int) -> String {
         withField(at: index) { _, value in String(decoding: value, as: UTF8.self) }
     }
 
+    /// An iterator over the fields, in order, made into `String`s as it goes.
     public func makeIterator() -> Iterator { Iterator(headers: self) }
 
     /// The fields in order, each made into `String`s as it is reached.
@@ -112,6 +122,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         let headers: HTTPHeaders
         var index = 0
 
+        /// The next field as `String`s, or nil after the last.
         public mutating func next() -> HTTPField? {
             guard index < headers.count else { return nil }
             defer { index += 1 }
@@ -129,8 +140,10 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         (0..<count).filter { nameEquals(at: $0, name) }.map(value)
     }
 
+    /// Whether a field is called `name`, compared case-insensitively.
     public func contains(_ name: String) -> Bool { firstIndex(named: name) != nil }
 
+    /// Appends the field `name: value` after the others.
     public mutating func add(_ name: String, _ value: String) {
         name.withContiguousUTF8 { name in value.withContiguousUTF8 { value in add(name: name, value: value) } }
     }
@@ -141,11 +154,13 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         add(name, value)
     }
 
+    /// Removes every field called `name`, compared case-insensitively.
     public mutating func remove(_ name: String) {
         guard firstIndex(named: name) != nil else { return }
         self = kept { !nameEquals(at: $0, name) }
     }
 
+    /// Removes every field that `shouldRemove` accepts, each passed to it as an `HTTPField`.
     public mutating func removeAll(where shouldRemove: (HTTPField) -> Bool) {
         self = kept { !shouldRemove(field(at: $0)) }
     }

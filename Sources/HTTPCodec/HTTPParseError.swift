@@ -2,9 +2,12 @@
 /// server answers `status` and closes; a client refuses the response.
 /// `reason` is a short fixed phrase for logs; it never quotes the input.
 public struct HTTPParseError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The status a server answers with.
     public let status: HTTPStatus
+    /// A short fixed phrase for logs.
     public let reason: String
 
+    /// A refusal with `status` and `reason`.
     @inlinable
     public init(_ status: HTTPStatus, _ reason: String) {
         self.status = status
