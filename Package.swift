@@ -53,6 +53,10 @@ let package = Package(
         // The identity-server client: Modgud's endpoints, client authentication,
         // the forwarded address, and the classification of its answers.
         .target(name: "Modgud", dependencies: ["HTTPClient", "HTTPCodec", "Core", "Crypto"], swiftSettings: onCallersExecutor),
+        // OpenID Connect tokens: JWS parsing, JWK Sets and their cache, and the
+        // id_token and back-channel logout token checks (RS256 only). No I/O:
+        // the key set arrives through an injected fetch.
+        .target(name: "OIDC", dependencies: ["Core", "Crypto"]),
         // Settings from the environment and a JSON file, validated at once.
         .target(name: "Configuration", dependencies: ["Core", "CSystem", "System"]),
         // The web framework: router (built, then frozen), responders with an
@@ -88,6 +92,7 @@ let package = Package(
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "Crypto", "Core"]),
         .testTarget(name: "ModgudSimulatorTests", dependencies: ["ModgudSimulator", "WebAuthn", "HTTP", "System", "Core", "Crypto", "TestSupport"]),
         .testTarget(name: "ModgudTests", dependencies: ["Modgud", "HTTPClient", "HTTP", "Core", "System", "TestSupport"]),
+        .testTarget(name: "OIDCTests", dependencies: ["OIDC", "ModgudSimulator", "Crypto", "Core"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "CSystem"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "HTTP", "Observability", "System", "Core", "TestSupport"]),
         .testTarget(name: "TokenRefreshTests", dependencies: ["TokenRefresh", "TokenRefreshRedis", "Sessions", "SessionsRedis", "Redis", "Modgud", "HTTPClient", "Observability", "System", "Core", "Crypto", "TestSupport"]),
