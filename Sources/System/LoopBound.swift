@@ -8,13 +8,12 @@
 ///
 /// `@unchecked Sendable`: after construction the value is reached only
 /// through `withValue`, `later` and `withValueAndWait` (which run on the
-/// loop thread, at once or queued), `valueInLoop` (which asserts the loop
-/// thread) and `valueIfInLoop` (nil off the loop thread), so two threads
-/// never touch it.
+/// loop thread, at once or queued) and `valueInLoop` (which asserts the
+/// loop thread), so two threads never touch it.
 public struct LoopBound<Value: AnyObject>: @unchecked Sendable {
     /// The loop whose thread alone touches the value.
     public let loop: EventLoop
-    @usableFromInline let value: Value
+    private let value: Value
 
     /// Binds `value` to `loop` (see the type's comment for why any thread may).
     public init(_ value: Value, loop: EventLoop) {
@@ -48,14 +47,6 @@ public struct LoopBound<Value: AnyObject>: @unchecked Sendable {
                 continuation.resume()
             }
         }
-    }
-
-    /// The value when called on the loop thread, else nil: for a caller
-    /// that acts at once on the loop and queues otherwise, with no closure
-    /// on the first path.
-    @inlinable
-    public var valueIfInLoop: Value? {
-        loop.inLoop ? value : nil
     }
 
     /// The value, for code already on the loop thread.
