@@ -26,35 +26,30 @@ final class CurlTransport: UpstreamTransport {
     /// Sends `request` (already validated) and returns the whole response.
     /// Cancelling the calling task aborts the transfer and throws `.cancelled`.
     func execute(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
-        let multi = pickMulti()
-        let id = nextID.add(1, ordering: .relaxed).oldValue
-        let cancelled = CancellationFlag()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (waiter: CheckedContinuation<Result<HTTPClientResponse, HTTPClientError>, Never>) in
-                multi.withValue { multi in
-                    if cancelled.isSet { return waiter.resume(returning: .failure(.cancelled)) }
-                    multi.startBuffered(id: id, request: request, waiter: waiter)
-                }
-            }
-        } onCancel: {
-            cancelled.set()
-            // Always queued, never run inline: the canceller may be anywhere.
-            multi.later { $0.cancel(id: id) }
-        }
-        return try result.get()
+        try await transfer { multi, id, waiter in multi.startBuffered(id: id, request: request, waiter: waiter) }
     }
 
     func stream(_ request: HTTPClientRequest, body: HTTPClientRequestBody?) async throws(HTTPClientError)
         -> HTTPClientStreamingResponse
     {
+        try await transfer { multi, id, waiter in
+            multi.startStreaming(id: id, request: request, body: body, waiter: waiter)
+        }
+    }
+
+    /// Starts a transfer on a multi with `start` and waits for its outcome.
+    /// Cancelling the calling task aborts it and throws `.cancelled`.
+    private func transfer<Outcome: Sendable>(
+        _ start: @escaping @Sendable (CurlMulti, UInt64, CheckedContinuation<Result<Outcome, HTTPClientError>, Never>) -> Void
+    ) async throws(HTTPClientError) -> Outcome {
         let multi = pickMulti()
         let id = nextID.add(1, ordering: .relaxed).oldValue
         let cancelled = CancellationFlag()
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (waiter: CheckedContinuation<Result<HTTPClientStreamingResponse, HTTPClientError>, Never>) in
+            await withCheckedContinuation { (waiter: CheckedContinuation<Result<Outcome, HTTPClientError>, Never>) in
                 multi.withValue { multi in
                     if cancelled.isSet { return waiter.resume(returning: .failure(.cancelled)) }
-                    multi.startStreaming(id: id, request: request, body: body, waiter: waiter)
+                    start(multi, id, waiter)
                 }
             }
         } onCancel: {
