@@ -12,14 +12,18 @@ public struct SessionData: Sendable, Hashable, CustomStringConvertible, CustomRe
     public var claims: [UInt8]
     /// The OpenID Connect session id (`sid`), for back-channel logout.
     public var sid: String?
+    /// How the user signed in; nil when the record does not say (records
+    /// of formats 1 and 2).
+    public var method: SignInMethod?
     /// The tokens.
     public var tokens: SessionTokens
 
     /// Session content.
-    public init(subject: String, claims: [UInt8], sid: String? = nil, tokens: SessionTokens) {
+    public init(subject: String, claims: [UInt8], sid: String? = nil, method: SignInMethod? = nil, tokens: SessionTokens) {
         self.subject = subject
         self.claims = claims
         self.sid = sid
+        self.method = method
         self.tokens = tokens
     }
 

@@ -1,6 +1,6 @@
 import Core
 
-/// The plaintext of a sealed session record, format 2:
+/// The plaintext of a sealed session record, format 3:
 ///
 /// ```
 /// format (1) = 1
@@ -10,14 +10,15 @@ import Core
 /// refreshToken (flag, lp?) · refreshTokenExpiresAt (8, 0 = unknown)
 /// idToken (flag, lp?) · scope (lp)
 /// resource count (LEB128) · per resource, sorted: name (lp) · token (lp) · expiresAt (8)
-/// refreshOutcomeUnknownSince (8, 0 = none)               format 2 only
+/// refreshOutcomeUnknownSince (8, 0 = none)               formats 2 and 3
+/// method (lp, empty = not recorded)                      format 3 only
 /// ```
 ///
-/// Format 1 (written before refresh tracking) is read as format 2 without
-/// an unknown refresh. Trailing bytes, an unknown format or a malformed
-/// field refuse the whole record.
+/// Formats 1 and 2 are read as format 3 without the fields they lack (no
+/// unknown refresh, no method). Trailing bytes, an unknown format, an
+/// unknown method or a malformed field refuse the whole record.
 struct SessionRecord: Sendable {
-    static let format: UInt8 = 2
+    static let format: UInt8 = 3
 
     var data: SessionData
     var authenticatedAt: UInt64
@@ -48,6 +49,7 @@ struct SessionRecord: Sendable {
             writer.optionalUInt64(token.expiresAt)
         }
         writer.optionalUInt64(tokens.refreshOutcomeUnknownSince)
+        writer.string(data.method?.rawValue ?? "")
         return writer.bytes
     }
 
@@ -57,10 +59,10 @@ struct SessionRecord: Sendable {
         self.absoluteExpiresAt = absoluteExpiresAt
     }
 
-    /// Decodes formats 1 and 2, or returns nil for anything else.
+    /// Decodes formats 1 to 3, or returns nil for anything else.
     init?(decoding bytes: [UInt8]) {
         var reader = ByteReader(bytes)
-        guard let format = reader.byte(), format == 1 || format == Self.format,
+        guard let format = reader.byte(), (1...Self.format).contains(format),
               let authenticatedAt = reader.uint64(), let absoluteExpiresAt = reader.uint64(),
               let subject = reader.string(), let claims = reader.lengthPrefixed(), let sid = reader.optionalString(),
               let accessToken = reader.string(), let accessExpiry = reader.optionalUInt64(),
@@ -80,13 +82,21 @@ struct SessionRecord: Sendable {
             guard let since = reader.optionalUInt64() else { return nil }
             unknownSince = since
         }
+        var method: SignInMethod?
+        if format >= 3 {
+            guard let name = reader.string() else { return nil }
+            if !name.isEmpty {
+                guard let known = SignInMethod(rawValue: name) else { return nil }
+                method = known
+            }
+        }
         guard reader.isAtEnd else { return nil }
         let tokens = SessionTokens(
             accessToken: Secret(accessToken), accessTokenExpiresAt: accessExpiry,
             refreshToken: refreshToken.map(Secret.init), refreshTokenExpiresAt: refreshExpiry,
             idToken: idToken.map(Secret.init), scope: scope, resources: resources,
             refreshOutcomeUnknownSince: unknownSince)
-        self.data = SessionData(subject: subject, claims: claims, sid: sid, tokens: tokens)
+        self.data = SessionData(subject: subject, claims: claims, sid: sid, method: method, tokens: tokens)
         self.authenticatedAt = authenticatedAt
         self.absoluteExpiresAt = absoluteExpiresAt
     }

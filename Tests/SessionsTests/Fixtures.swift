@@ -30,7 +30,7 @@ enum Fixtures {
         -> SessionData
     {
         SessionData(
-            subject: subject, claims: claims(subject: subject), sid: token(),
+            subject: subject, claims: claims(subject: subject), sid: token(), method: .passkey,
             tokens: SessionTokens(
                 accessToken: Secret(token()), accessTokenExpiresAt: now + 300_000,
                 refreshToken: Secret(token()), refreshTokenExpiresAt: refreshExpiresAt,

@@ -55,7 +55,8 @@ struct SignInCompletion: Sendable {
                 }
                 throw shared.relay.failure(ModgudFailure.badResponse, endpoint: endpoint, context: context)
             }
-            return try await signIn(tokens, request, context, audiencesAsked: grant.asksForAudiences)
+            return try await signIn(tokens, request, context, audiencesAsked: grant.asksForAudiences,
+                                    method: Self.method(of: grant.grantType))
         }
         if reply.isRateLimited || reply.status.code >= 500 { return shared.relay.relay(reply, endpoint: endpoint, context: context) }
         let json = reply.json
@@ -99,9 +100,10 @@ struct SignInCompletion: Sendable {
     /// browser's earlier one ends), answer with the user.
     /// `audiencesAsked`: the grant carried the configured audiences (the
     /// magic-link grant carries none: its token has Modgud's default
-    /// audience, and there is nothing to narrow).
+    /// audience, and there is nothing to narrow). `method`: how the user
+    /// signed in, kept in the session.
     func signIn(_ tokens: TokenSet, _ request: HTTPRequest, _ context: RequestContext,
-                audiencesAsked: Bool) async throws -> HTTPResponse {
+                audiencesAsked: Bool, method: SignInMethod?) async throws -> HTTPResponse {
         // Every way out without a session revokes the tokens: the grant is
         // spent, and tokens nobody holds must not stay live.
         let reply: ModgudReply
@@ -118,7 +120,7 @@ struct SignInCompletion: Sendable {
             throw GatewayError(.badGateway, "upstream_error", "The identity server did not return the user.")
         }
         let now = UInt64(time(nil)) * 1000
-        let data = SessionData(subject: subject, claims: claims.serialized, tokens: SessionTokens(
+        let data = SessionData(subject: subject, claims: claims.serialized, method: method, tokens: SessionTokens(
             accessToken: tokens.accessToken,
             accessTokenExpiresAt: narrowsDefaultToken && audiencesAsked ? now : now + UInt64(tokens.expiresIn) * 1000,
             refreshToken: tokens.refreshToken, idToken: tokens.idToken, scope: tokens.scope ?? shared.modgud.configuration.scopes))
@@ -138,6 +140,17 @@ struct SignInCompletion: Sendable {
             cookies.append(shared.sessions.expiringFlowCookie())
         }
         return .json(.ok, UserView.body(session), cookies: cookies)
+    }
+
+    /// The sign-in method a grant type stands for (a second-factor step
+    /// carries the first factor's grant type).
+    static func method(of grantType: String) -> SignInMethod? {
+        switch grantType {
+        case TokenGrant.otpType: .otp
+        case TokenGrant.magicType: .magic
+        case TokenGrant.passkeyType: .passkey
+        default: nil
+        }
     }
 
     /// Best effort: the refresh token (and with it, at Modgud, its family)
