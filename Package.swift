@@ -69,7 +69,7 @@ let package = Package(
         // The Redis implementation of the refresh store.
         .target(name: "TokenRefreshRedis", dependencies: ["TokenRefresh", "Sessions", "SessionsRedis", "Redis"], swiftSettings: onCallersExecutor),
         // The product: endpoints, the API proxy, its middleware, admin listener.
-        .target(name: "Gateway", dependencies: ["Routing", "HTTP", "Configuration", "Observability", "Core", "Modgud", "Sessions", "SessionsRedis", "TokenRefresh", "TokenRefreshRedis", "Redis", "HTTPClient", "System", "Crypto"], swiftSettings: onCallersExecutor),
+        .target(name: "Gateway", dependencies: ["Routing", "HTTP", "Configuration", "Observability", "Core", "Modgud", "Sessions", "SessionsRedis", "TokenRefresh", "TokenRefreshRedis", "Redis", "HTTPClient", "System", "Crypto", "OIDC"], swiftSettings: onCallersExecutor),
         // WebAuthn: CBOR, COSE keys, attestation and assertion checks, and a
         // software authenticator (for the simulator and the tests).
         .target(name: "WebAuthn", dependencies: ["Crypto", "Core"]),
@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "CSystem"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "HTTP", "Observability", "System", "Core", "TestSupport"]),
         .testTarget(name: "TokenRefreshTests", dependencies: ["TokenRefresh", "TokenRefreshRedis", "Sessions", "SessionsRedis", "Redis", "Modgud", "HTTPClient", "Observability", "System", "Core", "Crypto", "TestSupport"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Routing", "HTTP", "Configuration", "System", "TestSupport", "Core", "Modgud", "Sessions", "SessionsRedis", "Redis", "TokenRefresh", "TokenRefreshRedis", "ModgudSimulator", "WebAuthn", "Crypto"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Routing", "HTTP", "Configuration", "System", "TestSupport", "Core", "Modgud", "Sessions", "SessionsRedis", "Redis", "TokenRefresh", "TokenRefreshRedis", "ModgudSimulator", "WebAuthn", "Crypto", "OIDC"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -95,6 +95,17 @@ public final class ModgudClient: Sendable {
         return try await send(.post, endpoints.token, headers: headers, body: Array(form.utf8))
     }
 
+    /// `POST` of a pushed authorization request (RFC 9126) to the endpoint
+    /// discovery advertised, as the client, with the browser's address.
+    /// Nil when Modgud advertises none.
+    public func pushAuthorization(_ fields: [(String, String)], forwardedFor client: IPAddress)
+        async throws(ModgudFailure) -> ModgudReply? {
+        guard let url = endpoints.pushedAuthorization else { return nil }
+        var headers = clientHeaders(forwardedFor: client)
+        headers.add("Content-Type", "application/x-www-form-urlencoded")
+        return try await send(.post, url, headers: headers, body: Array(FormURLEncoded.serialize(fields).utf8))
+    }
+
     /// `POST /connect/revoke` with Basic alone.
     public func revoke(_ token: Secret, hint: String) async throws(ModgudFailure) -> ModgudReply {
         var headers = HTTPHeaders()
@@ -114,6 +125,11 @@ public final class ModgudClient: Sendable {
         headers.add("Accept", "application/json")
         if json != nil { headers.add("Content-Type", "application/json") }
         return try await send(method, url, headers: headers, body: json?.serialized)
+    }
+
+    /// `GET` of Modgud's JSON Web Key Set (discovery's `jwks_uri`), anonymous.
+    public func keySet() async throws(ModgudFailure) -> ModgudReply {
+        try await send(.get, endpoints.jwks, headers: ["Accept": "application/json"])
     }
 
     /// `GET /api/app-info`, anonymous.

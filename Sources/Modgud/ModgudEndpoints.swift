@@ -10,6 +10,16 @@ public struct ModgudEndpoints: Sendable, Equatable {
     public var introspection: String
     public var jwks: String
     public var authorization: String
+    /// The end-session endpoint (RP-initiated logout, `id_token_hint` required).
+    public var endSession: String
+    /// The pushed authorization request endpoint (RFC 9126), only when
+    /// discovery advertises one on the base URL's own origin (the call
+    /// carries the client secret).
+    public var pushedAuthorization: String?
+    /// Discovery's `backchannel_logout_supported`.
+    public var backchannelLogoutSupported = false
+    /// Discovery's `backchannel_logout_session_supported`: logout tokens carry `sid`.
+    public var backchannelLogoutSessionSupported = false
     public var otpRequest: String
     public var register: String
     public var magicLinkRequest: String
@@ -31,6 +41,7 @@ public struct ModgudEndpoints: Sendable, Equatable {
         introspection = base + "/connect/introspect"
         jwks = base + "/.well-known/jwks"
         authorization = base + "/connect/authorize"
+        endSession = base + "/connect/logout"
         otpRequest = base + "/api/account/native/otp/request"
         register = base + "/api/account/native/register"
         magicLinkRequest = base + "/api/account/magic-link/request"
@@ -46,7 +57,8 @@ public struct ModgudEndpoints: Sendable, Equatable {
     /// passkeys, app-info) are not in discovery and stay under the base.
     ///
     /// The endpoints the gateway calls with its client secret or a user's
-    /// token (token, userinfo, revocation, introspection) are adopted only
+    /// token (token, userinfo, revocation, introspection, pushed
+    /// authorization) are adopted only
     /// on the base URL's own scheme, host and port: a document naming
     /// `http://` behind a TLS-terminating balancer, or another host, would
     /// otherwise send the secret and refresh tokens there. Such a URL is
@@ -70,6 +82,10 @@ public struct ModgudEndpoints: Sendable, Equatable {
         introspection = url("introspection_endpoint", sameOrigin: true) ?? introspection
         jwks = url("jwks_uri") ?? jwks
         authorization = url("authorization_endpoint") ?? authorization
+        endSession = url("end_session_endpoint") ?? endSession
+        pushedAuthorization = url("pushed_authorization_request_endpoint", sameOrigin: true)
+        backchannelLogoutSupported = discovery["backchannel_logout_supported"]?.boolValue ?? false
+        backchannelLogoutSessionSupported = discovery["backchannel_logout_session_supported"]?.boolValue ?? false
         self.ignored = ignored
     }
 

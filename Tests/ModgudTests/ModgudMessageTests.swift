@@ -110,4 +110,25 @@ struct ModgudMessageTests {
         #expect(endpoints.authorization == "https://login.example.com/connect/authorize", "a browser's redirect, no secret")
         #expect(endpoints.ignored == ["token_endpoint", "userinfo_endpoint", "revocation_endpoint"])
     }
+
+    @Test func endSessionParAndBackchannelFlagsComeFromDiscovery() throws {
+        let plain = ModgudEndpoints(base: "https://id.example.com")
+        #expect(plain.endSession == "https://id.example.com/connect/logout")
+        #expect(plain.pushedAuthorization == nil && !plain.backchannelLogoutSupported)
+
+        let discovery = try JSON.parse(#"""
+        {"issuer":"https://id.example.com","end_session_endpoint":"https://login.example.com/connect/endsession",
+         "pushed_authorization_request_endpoint":"https://id.example.com/connect/par",
+         "backchannel_logout_supported":true,"backchannel_logout_session_supported":true}
+        """#)
+        let endpoints = ModgudEndpoints(base: "https://id.example.com", discovery: discovery)
+        #expect(endpoints.endSession == "https://login.example.com/connect/endsession", "a browser's redirect, no secret")
+        #expect(endpoints.pushedAuthorization == "https://id.example.com/connect/par")
+        #expect(endpoints.backchannelLogoutSupported && endpoints.backchannelLogoutSessionSupported)
+
+        let elsewhere = try JSON.parse(#"{"pushed_authorization_request_endpoint":"https://evil.example.net/par"}"#)
+        let refused = ModgudEndpoints(base: "https://id.example.com", discovery: elsewhere)
+        #expect(refused.pushedAuthorization == nil, "PAR carries the client secret: only on the base origin")
+        #expect(refused.ignored == ["pushed_authorization_request_endpoint"])
+    }
 }

@@ -6,18 +6,24 @@ import Routing
 import Sessions
 
 /// What the sign-in and session endpoints share: the Modgud client, the
-/// session manager, the relay rules and the client-address resolver.
+/// session manager, the relay rules, the client-address resolver and the
+/// verifier of Modgud's signed tokens.
 public struct SignInContext: Sendable {
     public let modgud: ModgudClient
     public let sessions: SessionManager
     public let relay: ModgudRelay
     public let addresses: ClientAddressResolver
+    /// Verifies id_tokens and logout tokens against Modgud's keys.
+    public let identity: IdentityTokens
 
-    public init(modgud: ModgudClient, sessions: SessionManager, relay: ModgudRelay, addresses: ClientAddressResolver) {
+    /// `identity`: by default, Modgud's keys with a 60-second clock skew.
+    public init(modgud: ModgudClient, sessions: SessionManager, relay: ModgudRelay, addresses: ClientAddressResolver,
+                identity: IdentityTokens? = nil) {
         self.modgud = modgud
         self.sessions = sessions
         self.relay = relay
         self.addresses = addresses
+        self.identity = identity ?? IdentityTokens(modgud: modgud)
     }
 
     /// The browser's address, for `Modgud-Forwarded-For`.
