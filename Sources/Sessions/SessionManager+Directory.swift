@@ -93,17 +93,19 @@ extension SessionManager {
     }
 
     /// Renews the card of the session under `storeKey` with its record's
-    /// idle renewal, setting `lastSeenAt`. Best effort: a card that is
-    /// missing, does not open or changed meanwhile is left as it is, and a
-    /// store failure does not fail the lookup that renewed the record.
-    func touchCard(storeKey: String, now: UInt64) async {
+    /// idle renewal, setting `lastSeenAt`, and cuts its absolute expiry to
+    /// the record's (a refresh token that expires sooner shortens the
+    /// session). Best effort: a card that is missing, does not open or
+    /// changed meanwhile is left as it is, and a store failure does not
+    /// fail the lookup that renewed the record.
+    func touchCard(storeKey: String, now: UInt64, absoluteExpiry: UInt64) async {
         let key = SessionDirectory.cardKey(storeKey: storeKey)
         guard let record = try? await store.load(key, touch: nil),
               var content = directory.open(record, cardKey: key) else { return }
         content.lastSeenAt = now
         let version = record.version &+ 1
         guard let renewed = try? directory.seal(content, cardKey: key, version: version,
-                                                absoluteExpiry: record.absoluteExpiry) else { return }
+                                                absoluteExpiry: min(record.absoluteExpiry, absoluteExpiry)) else { return }
         _ = try? await store.compareAndSet(key, expectedVersion: record.version, record: renewed,
                                            ttl: configuration.idleTimeout)
     }

@@ -165,6 +165,25 @@ struct SessionDirectoryTests {
     }
 
     @Test(arguments: kinds)
+    func aSessionCutShortCutsItsCardAtTheNextRenewal(_ kind: StoreKind) async throws {
+        try await withHarness(kind) { harness in
+            let manager = Self.manager(harness, idle: .seconds(60))
+            let (created, cookie) = try await manager.create(Self.data("ada"), replacing: nil)
+            let header = Fixtures.cookieHeader(cookie)
+            var session = try #require(try await manager.load(cookieHeader: header))
+            var data = session.data
+            data.tokens.refreshTokenExpiresAt = harness.unixClock.unixMilliseconds() + 600_000
+            #expect(try await manager.update(&session, data: data))
+            #expect(session.absoluteExpiresAt < created.absoluteExpiresAt)
+            try await harness.advance(by: .milliseconds(700))
+            _ = try #require(try await manager.load(cookieHeader: header))
+            let card = try #require(try await harness.store.load("card:" + created.lockName, touch: nil))
+            #expect(card.absoluteExpiry == session.absoluteExpiresAt)
+            #expect(try await manager.sessions(of: session).count == 1)
+        }
+    }
+
+    @Test(arguments: kinds)
     func cardsOpenOnlyUnderTheSameDirectorySecret(_ kind: StoreKind) async throws {
         try await withHarness(kind) { harness in
             let first = Self.manager(harness, secret: "one")
