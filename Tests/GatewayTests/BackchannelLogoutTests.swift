@@ -58,9 +58,16 @@ struct BackchannelLogoutTests {
     @Test func aReplayAnswers200AndEndsNothingNew() async throws {
         let harness = try await GatewayHarness.start()
         let before = try await SessionsSupport.planted(harness, subject: "user-1", sid: nil)
-        let token = SessionsSupport.logoutToken(SessionsSupport.logoutClaims(harness, [("sub", "user-1")]))
+        let claims = SessionsSupport.logoutClaims(harness, [("sub", "user-1")])
+        let token = SessionsSupport.logoutToken(claims)
         #expect(try await SessionsSupport.backchannel(harness, token: token).status == 200)
         #expect(try await before.get("/bff/user").status == 401)
+        // One key for the jti, hashed, for an hour (past Modgud's retries).
+        let replayKeys = try await LogoutIndexTests.keys(harness, "bff:l:replay:*")
+        let jti = try #require(claims["jti"]?.stringValue)
+        #expect(replayKeys.count == 1 && !replayKeys[0].contains(jti))
+        let ttl = try await LogoutIndexTests.millisecondsToLive(harness, replayKeys[0])
+        #expect(ttl > 3_500_000 && ttl <= 3_600_000)
         let after = try await SessionsSupport.planted(harness, subject: "user-1", sid: nil)
         let replay = try await SessionsSupport.backchannel(harness, token: token)
         #expect(replay.status == 200)

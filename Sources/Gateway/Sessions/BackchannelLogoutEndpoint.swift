@@ -24,8 +24,10 @@ struct BackchannelLogoutEndpoint: Sendable {
     let counters: SessionEndCounters
 
     /// How long a `jti` is remembered: well past the two minutes (plus the
-    /// skew) a logout token is accepted for.
-    static let replayWindow: Duration = .seconds(600)
+    /// skew) a logout token is accepted for, and past Modgud's retries
+    /// (after 1, 5 and 30 minutes), in case it signs a retry afresh under
+    /// the same `jti`.
+    static let replayWindow: Duration = .seconds(3600)
     /// The form's size limit: a logout token over `JWS.defaultMaximumBytes`
     /// is refused by the verifier, so this only needs to hold one.
     static let maximumBodyBytes = 32 << 10
