@@ -92,6 +92,14 @@ extension SessionManager {
         return (key, record)
     }
 
+    /// Starts `touchCard` in a task of its own, so that the lookup that
+    /// renewed the record does not wait for the card's two round trips.
+    /// Nothing waits for it: a renewal still running at shutdown fails
+    /// quietly, as any failed renewal does.
+    func renewCard(storeKey: String, now: UInt64, absoluteExpiry: UInt64) {
+        Task { await touchCard(storeKey: storeKey, now: now, absoluteExpiry: absoluteExpiry) }
+    }
+
     /// Renews the card of the session under `storeKey` with its record's
     /// idle renewal, setting `lastSeenAt`, and cuts its absolute expiry to
     /// the record's (a refresh token that expires sooner shortens the

@@ -88,8 +88,9 @@ public struct SessionManager: Sendable {
         }
         if touch { entry.touchedAt = now }
         let found = open(record, entry: &entry)
-        // The card is renewed with the record, and only then (lastSeenAt).
-        if touch, case .found = found { await touchCard(storeKey: key, now: now, absoluteExpiry: record.absoluteExpiry) }
+        // The card is renewed with the record, and only then (lastSeenAt),
+        // beside the request rather than before its answer.
+        if touch, case .found = found { renewCard(storeKey: key, now: now, absoluteExpiry: record.absoluteExpiry) }
         // Written back only when it changed: `memo.entry` marked it used.
         if let memoKey, remembered == nil || touch || entry.opened !== remembered?.opened {
             memo.remember(entry, key: memoKey, now: now)

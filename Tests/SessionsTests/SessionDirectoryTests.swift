@@ -152,15 +152,30 @@ struct SessionDirectoryTests {
             let manager = Self.manager(harness, idle: .seconds(60))
             let (session, cookie) = try await manager.create(Self.data("ada"), replacing: nil)
             let header = Fixtures.cookieHeader(cookie)
-            _ = try #require(try await manager.load(cookieHeader: header))   // first lookup: touched
-            let afterFirst = try #require(try await manager.sessions(of: session).first?.lastSeenAt)
-            #expect(afterFirst >= session.authenticatedAt)
-            _ = try #require(try await manager.load(cookieHeader: header))   // within the interval: not touched
-            #expect(try await manager.sessions(of: session).first?.lastSeenAt == afterFirst)
+            try await harness.advance(by: .milliseconds(700))
+            _ = try #require(try await manager.load(cookieHeader: header))   // the first lookup renews
+            let first = try await Self.lastSeen(manager, session) { $0 >= session.authenticatedAt + 700 }
+            _ = try #require(try await manager.load(cookieHeader: header))   // within the interval: no renewal
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(try await manager.sessions(of: session).first?.lastSeenAt == first)
             try await harness.advance(by: .milliseconds(700))
             _ = try #require(try await manager.load(cookieHeader: header))
-            let renewed = try #require(try await manager.sessions(of: session).first?.lastSeenAt)
-            #expect(renewed >= afterFirst + 700)
+            _ = try await Self.lastSeen(manager, session) { $0 >= first + 700 }
+        }
+    }
+
+    /// The card's `lastSeenAt` once `done` accepts it (the renewal runs
+    /// beside the lookup); fails after two seconds.
+    static func lastSeen(_ manager: SessionManager, _ session: Session, until done: (UInt64) -> Bool) async throws -> UInt64 {
+        let deadline = ContinuousClock.now + .seconds(2)
+        while true {
+            let seen = try #require(try await manager.sessions(of: session).first?.lastSeenAt)
+            if done(seen) { return seen }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("lastSeenAt stayed at \(seen)")
+                return seen
+            }
+            try await Task.sleep(for: .milliseconds(5))
         }
     }
 
@@ -171,13 +186,24 @@ struct SessionDirectoryTests {
             let (created, cookie) = try await manager.create(Self.data("ada"), replacing: nil)
             let header = Fixtures.cookieHeader(cookie)
             var session = try #require(try await manager.load(cookieHeader: header))
+            // The first lookup's renewal first (it runs beside the lookup).
+            let cardKey = "card:" + created.lockName
+            let renewed = ContinuousClock.now + .seconds(2)
+            while try await harness.store.load(cardKey, touch: nil)?.version != 2, ContinuousClock.now < renewed {
+                try await Task.sleep(for: .milliseconds(5))
+            }
             var data = session.data
             data.tokens.refreshTokenExpiresAt = harness.unixClock.unixMilliseconds() + 600_000
             #expect(try await manager.update(&session, data: data))
             #expect(session.absoluteExpiresAt < created.absoluteExpiresAt)
             try await harness.advance(by: .milliseconds(700))
             _ = try #require(try await manager.load(cookieHeader: header))
-            let card = try #require(try await harness.store.load("card:" + created.lockName, touch: nil))
+            let deadline = ContinuousClock.now + .seconds(2)
+            var card = try #require(try await harness.store.load("card:" + created.lockName, touch: nil))
+            while card.absoluteExpiry != session.absoluteExpiresAt, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+                card = try #require(try await harness.store.load("card:" + created.lockName, touch: nil))
+            }
             #expect(card.absoluteExpiry == session.absoluteExpiresAt)
             #expect(try await manager.sessions(of: session).count == 1)
         }

@@ -34,6 +34,8 @@ struct SessionLifetimeTests {
         }
         harness.clock.advance(by: .seconds(20 * 60))
         #expect(try await manager.load(cookieHeader: header) == nil)
+        // The card expired with its record (reading it drops it, as it did the record).
+        #expect(try await harness.store.load("card:" + session.lockName, touch: nil) == nil)
         #expect(await harness.memory.recordCount == 0)
     }
 
