@@ -46,6 +46,10 @@ public struct ClientRegistration: Sendable, Equatable {
     public var resources: [String]?
     /// Overrides the realm's access-token lifetime for this client.
     public var accessTokenLifetimeSeconds: Int?
+    /// Where back-channel logout tokens are POSTed; nil: none are sent.
+    public var backchannelLogoutUri: String?
+    /// Whether the client's logout tokens carry `sid` (default true).
+    public var backchannelLogoutSessionRequired: Bool = true
 
     /// A client; public unless it has a secret.
     public init(id: String, secret: String? = nil, grants: [String], capabilities: [String] = [],
