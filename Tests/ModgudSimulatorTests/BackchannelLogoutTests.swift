@@ -33,6 +33,15 @@ struct BackchannelLogoutTests {
         }
     }
 
+    /// The recorded attempts once there are `count` (the record follows the answer).
+    func attempts(_ sim: SimHarness, count: Int) async throws -> [JSON] {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while sim.simulator.backchannelAttempts().count < count, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return sim.simulator.backchannelAttempts()
+    }
+
     func verify(_ token: String, _ sim: SimHarness) throws -> LogoutTokenClaims {
         let keys = try JWKSet(json: sim.simulator.core.state.signingKey.jwks)
         return try LogoutTokenVerifier(issuer: sim.issuer, clientID: "bff")
@@ -71,7 +80,7 @@ struct BackchannelLogoutTests {
             #expect(claims.json["exp"]?.doubleValue == claims.json["iat"]?.doubleValue.map { $0 + 120 })
             #expect(claims.json["nonce"] == nil)
             #expect(try JWS(parsing: tokens[0]).type == "logout+jwt")
-            let attempts = sim.simulator.backchannelAttempts()
+            let attempts = try await attempts(sim, count: 1)
             #expect(attempts.count == 1 && attempts[0]["clientId"] == "bff" && attempts[0]["status"] == 200)
             let log = try await sim.get("/dev/backchannel").bodyText
             #expect(!log.contains(tokens[0]), "the log never holds the token")
@@ -89,6 +98,7 @@ struct BackchannelLogoutTests {
             let received = await receiver.waitFor(2)
             #expect(received.count == 2)
             #expect(try verify(received[0], sim).tokenID == verify(received[1], sim).tokenID)
+            _ = try await attempts(sim, count: 2)
             let attempts = try await sim.get("/dev/backchannel").json()["attempts"]?.arrayValue ?? []
             #expect(attempts.map { $0["attempt"] } == [1, 2])
             #expect(attempts.map { $0["status"] } == [503, 200])
@@ -102,11 +112,7 @@ struct BackchannelLogoutTests {
         }) { sim async throws in
             let hint = try #require(try await sim.signIn("ada@example.com")["id_token"]?.stringValue)
             #expect(try await sim.get("/connect/logout?id_token_hint=\(hint)").status == 200)
-            let deadline = ContinuousClock.now + .seconds(5)
-            while sim.simulator.backchannelAttempts().count < 2, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            let attempts = sim.simulator.backchannelAttempts()
+            let attempts = try await attempts(sim, count: 2)
             #expect(attempts.count == 2)
             #expect(attempts.allSatisfy { $0["delivered"] == false && $0["failure"]?.stringValue != nil })
         }

@@ -66,6 +66,19 @@ struct SignInPageTests {
         }
     }
 
+    @Test func theHiddenFieldsAreEscapedAndCarryTheRequestThrough() async throws {
+        try await withSimulator { sim async throws in
+            var browser = Page(sim)
+            let state = #"a"><script>x</script>&'b"#
+            let parameters = Page.parameters(verifier: try PKCE.makeVerifier()).map { $0.0 == "state" ? ("state", state) : $0 }
+            let page = try await browser.authorize(parameters)
+            #expect(!page.bodyText.contains("<script>"))
+            #expect(page.bodyText.contains(#"value="a&quot;&gt;&lt;script&gt;x&lt;/script&gt;&amp;&#39;b""#))
+            let done = try await browser.submit(page, [("email", "ada@example.com"), ("password", "simulator")])
+            #expect(Page.query(done).first("state") == state)
+        }
+    }
+
     @Test func promptNoneNeedsTheBrowsersSignIn() async throws {
         try await withSimulator { sim async throws in
             var browser = Page(sim)
