@@ -151,4 +151,20 @@ struct BackchannelLogoutTests {
             _ = try await sim.signIn("ada@example.com")
         }
     }
+
+    @Test func theClientsURIAndTheDelaysAreConfigurable() async throws {
+        try await withSimulator { sim async throws in
+            let bad = try await sim.postJSON("/dev/config", ["clients": [["id": "bff", "backchannelLogoutUri": "ftp://x"]]])
+            #expect(bad.status == 400 && bad.error == "invalid_config")
+            #expect(try await sim.postJSON("/dev/config", ["backchannelRetrySeconds": [-1]]).status == 400)
+            try await sim.config(["backchannelRetrySeconds": [1, 2],
+                                  "clients": [["id": "bff", "backchannelLogoutUri": "http://127.0.0.1:1/bc",
+                                               "backchannelLogoutSessionRequired": false]]])
+            let config = try await sim.get("/dev/config").json()
+            #expect(config["backchannelRetrySeconds"] == [1.0, 2.0])
+            let bff = config["clients"]?.arrayValue?.first { $0["id"] == "bff" }
+            #expect(bff?["backchannelLogoutUri"] == "http://127.0.0.1:1/bc")
+            #expect(bff?["backchannelLogoutSessionRequired"] == false)
+        }
+    }
 }

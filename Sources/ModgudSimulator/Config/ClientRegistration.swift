@@ -55,7 +55,8 @@ public struct ClientRegistration: Sendable, Equatable {
     public init(id: String, secret: String? = nil, grants: [String], capabilities: [String] = [],
                 rpId: String? = nil, origins: [String] = [], redirectUris: [String] = [],
                 postLogoutRedirectUris: [String] = [], resources: [String]? = nil,
-                accessTokenLifetimeSeconds: Int? = nil) {
+                accessTokenLifetimeSeconds: Int? = nil, backchannelLogoutUri: String? = nil,
+                backchannelLogoutSessionRequired: Bool = true) {
         self.id = id
         self.secret = secret
         self.grants = grants
@@ -66,6 +67,8 @@ public struct ClientRegistration: Sendable, Equatable {
         self.postLogoutRedirectUris = postLogoutRedirectUris
         self.resources = resources
         self.accessTokenLifetimeSeconds = accessTokenLifetimeSeconds
+        self.backchannelLogoutUri = backchannelLogoutUri
+        self.backchannelLogoutSessionRequired = backchannelLogoutSessionRequired
     }
 
     /// Has a secret.

@@ -22,6 +22,12 @@ final class SigningKeyRing: Sendable {
     /// The key that signs.
     var current: SigningKey { keys.withLock { $0.current } }
 
+    /// The current key's id.
+    var kid: String { current.kid }
+
+    /// The current private key.
+    var key: RSAPrivateKey { current.key }
+
     /// The keys `/.well-known/jwks` lists: the current one (once
     /// published) and the previous one.
     var published: [SigningKey] {
