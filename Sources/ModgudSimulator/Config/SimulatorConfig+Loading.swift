@@ -91,7 +91,10 @@ extension SimulatorConfig {
     usage: modgud-sim [options]
 
     A Modgud identity-server simulator for local runs, demos, tests and load
-    tests. NEVER for production. See Docs/simulator.md.
+    tests. NEVER for production. See Docs/simulator.md. The sign-in page's
+    passwords (realm.defaultPassword, users[].password), PAR (realm.par) and
+    back-channel logout (clients[].backchannelLogoutUri, backchannelRetrySeconds)
+    are set in the --config file or through POST /dev/config.
 
       --listen HOST:PORT          listen address (SIM_LISTEN, default 127.0.0.1:5080)
       --public-url URL            issuer and base URL (SIM_PUBLIC_URL, default http://<listen>)
