@@ -89,7 +89,8 @@ public struct ClientRegistration: Sendable, Equatable {
             capabilities: [trustedForwarderCapability], rpId: "localhost",
             origins: ["http://localhost:8080", "https://localhost:8443", "https://localhost"],
             redirectUris: ["http://localhost:8080/bff/callback", "https://localhost:8443/bff/callback"],
-            postLogoutRedirectUris: ["http://localhost:8080/", "https://localhost:8443/"]),
+            postLogoutRedirectUris: ["http://localhost:8080/", "https://localhost:8443/"],
+            backchannelLogoutUri: "http://localhost:8080/bff/backchannel-logout"),
         ClientRegistration(id: "bff-m2m", secret: "bff-m2m-secret", grants: [GrantType.clientCredentials]),
         ClientRegistration(
             id: "native", grants: [GrantType.otp, GrantType.magic, GrantType.passkey, GrantType.refreshToken],
