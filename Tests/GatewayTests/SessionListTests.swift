@@ -129,4 +129,22 @@ struct SessionListTests {
         #expect(try await LogoutIndexTests.keys(harness, "bff:s:card:*").isEmpty)
         await harness.stop()
     }
+
+    @Test func aStoreThatIsDownIs503WithRetryAfter() async throws {
+        let harness = try await GatewayHarness.start()
+        let laptop = harness.browser()
+        try await SessionsSupport.signIn(harness, laptop, userAgent: SessionsSupport.chromeOnMacOS)
+        let id = try #require(try await laptop.get("/bff/sessions").json?["sessions"]?[0]?["id"]?.stringValue)
+        await harness.redis.kill()
+        for response in [try await laptop.get("/bff/sessions"), try await laptop.send("DELETE", "/bff/sessions/" + id, body: nil)] {
+            #expect(response.status == 503)
+            #expect(response.headers.contains { $0.0.lowercased() == "retry-after" })
+            #expect(response.json?["error"]?.stringValue == "store_unavailable")
+        }
+        let everywhere = try await laptop.post("/bff/logout", ["everywhere": true])
+        #expect(everywhere.status == 503)
+        #expect(everywhere.setCookies.contains { $0.hasPrefix("__Host-bff=;") && $0.contains("Max-Age=0") },
+                "the browser that asked is signed out all the same")
+        await harness.stop()
+    }
 }
