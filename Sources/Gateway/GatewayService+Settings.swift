@@ -66,8 +66,10 @@ extension GatewayService {
     }
 
     static func sessionConfiguration(_ config: GatewayConfig) -> SessionConfiguration {
+        // The session directory's key derives from the client secret: every
+        // instance reads every card (Docs/sessions.md, "Session cards").
         SessionConfiguration(cookieName: config.sessionCookie, idleTimeout: config.sessionIdleTimeout,
-                             absoluteTimeout: config.sessionAbsoluteTimeout)
+                             absoluteTimeout: config.sessionAbsoluteTimeout, directorySecret: config.client?.secret)
     }
 
     /// The session cache: up to 4,096 sealed records (about 6 MB), served

@@ -84,8 +84,11 @@ public final class GatewayService: Sendable {
                 clientTokens = ClientTokenCache(modgud: modgud, relay: relay, skew: config.refreshSkew)
             }
             let shared = SignInContext(modgud: modgud, sessions: sessions, relay: relay, addresses: addresses)
-            SignInEndpoints(shared: shared, refresher: coordinator, capabilities: Self.capabilities(config))
+            let ends = SessionEndCounters(metrics: metrics)
+            let sessionList = SessionListEndpoints(shared: shared, revoker: coordinator.revoker, counters: ends)
+            SignInEndpoints(shared: shared, refresher: coordinator, capabilities: Self.capabilities(config), sessionList: sessionList)
                 .register(in: &publicRouter, options: bodyLimit)
+            BackchannelLogoutEndpoint(shared: shared, replays: records, counters: ends).register(in: &publicRouter)
         }
         tokenRevoker = refresher?.revoker
         APIProxy(upstreams: upstreams, sessions: sessions, refresher: refresher, clientTokens: clientTokens,

@@ -1,3 +1,5 @@
+import Core
+
 /// Every setting of the session layer, each default in one place.
 public struct SessionConfiguration: Sendable, Hashable {
     /// How long the session cookie lives in the browser.
@@ -37,6 +39,13 @@ public struct SessionConfiguration: Sendable, Hashable {
     /// (their derived keys and last opened record, see `SessionMemo`); 0
     /// turns the memory off. Default 1,024 (about 4 MB at most).
     public var rememberedSessions: Int
+    /// The key material of the session directory: the key that seals each
+    /// session's card (its entry in the user's session list) is derived
+    /// from it, so every instance given the same secret reads the same
+    /// cards. Nil: a random key per process (single instance, tests); cards
+    /// sealed by another process do not open then. The gateway passes its
+    /// client secret.
+    public var directorySecret: Secret?
 
     /// The defaults, overridable one by one.
     public init(
@@ -48,7 +57,8 @@ public struct SessionConfiguration: Sendable, Hashable {
         keyPrefix: String = "bff:",
         cookieLifetime: CookieLifetime = .untilAbsoluteExpiry,
         maxRecordBytes: Int = 16 * 1024,
-        rememberedSessions: Int = 1024
+        rememberedSessions: Int = 1024,
+        directorySecret: Secret? = nil
     ) {
         self.cookieName = cookieName
         self.flowCookieName = flowCookieName
@@ -59,6 +69,7 @@ public struct SessionConfiguration: Sendable, Hashable {
         self.cookieLifetime = cookieLifetime
         self.maxRecordBytes = maxRecordBytes
         self.rememberedSessions = rememberedSessions
+        self.directorySecret = directorySecret
     }
 
     /// A lookup renews the idle timeout only when this process has not

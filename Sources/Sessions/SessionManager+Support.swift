@@ -5,25 +5,8 @@ import Glibc
 import Crypto
 
 // Shared steps of the manager: opening records, sealing, error mapping,
-// and the user index (end every session of a user).
+// and the index names.
 extension SessionManager {
-    /// Ends every session of `subject` (log out everywhere, back-channel
-    /// logout by `sub`) through the user index.
-    ///
-    /// - Returns: how many sessions the index listed (some may already
-    ///   have expired on their own).
-    @discardableResult
-    public func endAll(subject: String) async throws(SessionError) -> Int {
-        let index = Self.userIndex(subject: subject)
-        return try await call { () async throws(SessionStoreError) in
-            let members = try await store.indexMembers(index)
-            guard !members.isEmpty else { return 0 }
-            try await store.delete(members)
-            for member in members { try await store.removeFromIndex(index, member: member) }
-            return members.count
-        }
-    }
-
     /// The user index of `subject`: base64url(SHA-256(label ‖ 0 ‖ sub)), so
     /// a store dump shows no subject in clear.
     static func userIndex(subject: String) -> String {
@@ -31,6 +14,25 @@ extension SessionManager {
         input.append(0)
         input.append(contentsOf: subject.utf8)
         return Base64URL.encode(SHA256.hash(input))
+    }
+
+    /// The sid index of `sid`: base64url(SHA-256(label ‖ 0 ‖ sid)); members
+    /// are the store keys of the sessions signed in under that identity
+    /// server session.
+    static func sidIndex(sid: String) -> String {
+        var input = Array("modgud-bff/sid-index/v1".utf8)
+        input.append(0)
+        input.append(contentsOf: sid.utf8)
+        return Base64URL.encode(SHA256.hash(input))
+    }
+
+    /// Removes the session stored under `storeKey` from its user's index and,
+    /// with a `sid`, from the sid index.
+    func removeFromIndexes(storeKey: String, subject: String?, sid: String?) async throws(SessionError) {
+        try await call { () async throws(SessionStoreError) in
+            if let subject { try await store.removeFromIndex(Self.userIndex(subject: subject), member: storeKey) }
+            if let sid { try await store.removeFromIndex(Self.sidIndex(sid: sid), member: storeKey) }
+        }
     }
 
     /// Ends the session an earlier cookie value names, if it parses: takes
@@ -43,10 +45,10 @@ extension SessionManager {
         memo.forget(storeKey: old.storeKey)
         let taken = try await call { () async throws(SessionStoreError) in try await store.take(old.storeKey) }
         guard let taken, case .found(let earlier) = open(taken, handle: old) else { return nil }
-        let index = Self.userIndex(subject: earlier.data.subject)
         try await call { () async throws(SessionStoreError) in
-            try await store.removeFromIndex(index, member: old.storeKey)
+            try await store.delete([SessionDirectory.cardKey(storeKey: old.storeKey)])
         }
+        try await removeFromIndexes(storeKey: old.storeKey, subject: earlier.data.subject, sid: earlier.data.sid)
         return earlier
     }
 

@@ -22,6 +22,8 @@ public struct SessionManager: Sendable {
     public let configuration: SessionConfiguration
     let clock: any UnixClock
     let memo: SessionMemo
+    /// Seals the session cards (the user's session list).
+    let directory: SessionDirectory
     /// `configuration.touchInterval` in milliseconds, worked out once (a
     /// `Duration` division on every lookup showed in profiles).
     private let touchIntervalMilliseconds: UInt64
@@ -35,6 +37,7 @@ public struct SessionManager: Sendable {
         self.configuration = configuration
         self.clock = clock
         memo = SessionMemo(capacity: configuration.rememberedSessions, maxUnused: configuration.idleTimeout)
+        directory = SessionDirectory(secret: configuration.directorySecret)
         touchIntervalMilliseconds = UInt64(configuration.touchInterval.wholeMilliseconds)
     }
 
@@ -85,6 +88,9 @@ public struct SessionManager: Sendable {
         }
         if touch { entry.touchedAt = now }
         let found = open(record, entry: &entry)
+        // The card is renewed with the record, and only then (lastSeenAt),
+        // beside the request rather than before its answer.
+        if touch, case .found = found { renewCard(storeKey: key, now: now, absoluteExpiry: record.absoluteExpiry) }
         // Written back only when it changed: `memo.entry` marked it used.
         if let memoKey, remembered == nil || touch || entry.opened !== remembered?.opened {
             memo.remember(entry, key: memoKey, now: now)
@@ -157,19 +163,20 @@ public struct SessionManager: Sendable {
     /// browser's earlier session named in `cookieHeader`, if any, is ended
     /// first (fixation defence); a header naming several is not trusted to
     /// name the browser's own, and ends none. Adds the session to its
-    /// user's index.
+    /// user's index, its card (with `device` and `address`, the facts
+    /// `sessions(of:)` lists) and, with a `sid`, to the sid index.
     ///
     /// - Returns: the session and the `Set-Cookie` value that carries it.
-    public func create(_ data: SessionData, replacing cookieHeader: String?)
+    public func create(_ data: SessionData, replacing cookieHeader: String?, device: String = "", address: String = "")
         async throws(SessionError) -> (session: Session, setCookie: Secret)
     {
-        let created = try await createEnding(data, replacing: cookieHeader)
+        let created = try await createEnding(data, replacing: cookieHeader, device: device, address: address)
         return (created.session, created.setCookie)
     }
 
     /// `create`, also returning the earlier session it ended (as its
     /// record held it when taken), whose tokens the caller revokes.
-    public func createEnding(_ data: SessionData, replacing cookieHeader: String?)
+    public func createEnding(_ data: SessionData, replacing cookieHeader: String?, device: String = "", address: String = "")
         async throws(SessionError) -> (session: Session, setCookie: Secret, ended: Session?)
     {
         let now = clock.unixMilliseconds()
@@ -179,6 +186,7 @@ public struct SessionManager: Sendable {
         let (cookieValue, handle) = try derive { () throws(CryptoError) in try RecordScheme.session.newHandle() }
         let content = SessionRecord(data: data, authenticatedAt: now, absoluteExpiresAt: absolute)
         let record = try sealed(content.encoded(), scheme: .session, handle: handle, version: 1, absoluteExpiry: absolute)
+        let card = try newCard(data, handle: handle, now: now, absoluteExpiry: absolute, device: device, address: address)
 
         var ended: Session?
         if let header = cookieHeader, let old = CookieHeader.value(named: configuration.cookieName, in: header) {
@@ -190,6 +198,10 @@ public struct SessionManager: Sendable {
         try await call { () async throws(SessionStoreError) in
             try await store.save(handle.storeKey, record: record, ttl: idle)
             try await store.addToIndex(index, member: handle.storeKey, ttl: lifetime)
+            try await store.save(card.key, record: card.record, ttl: idle)
+            if let sid = data.sid {
+                try await store.addToIndex(Self.sidIndex(sid: sid), member: handle.storeKey, ttl: lifetime)
+            }
         }
         let session = Session(data: data, authenticatedAt: now, absoluteExpiresAt: absolute, version: 1, handle: handle)
         let maxAge: Int64? = configuration.cookieLifetime == .untilAbsoluteExpiry ? Int64(absolute - now) / 1000 : nil
@@ -225,7 +237,7 @@ public struct SessionManager: Sendable {
         return absolute > clock.unixMilliseconds()
     }
 
-    /// Ends `session`: deletes its record and its index entry. Revokes
+    /// Ends `session`: deletes its record, its card and its index entries. Revokes
     /// nothing (this layer knows no identity server): the gateway ends
     /// sessions with `take` and revokes the tokens the record held.
     ///
@@ -233,11 +245,10 @@ public struct SessionManager: Sendable {
     public func end(_ session: Session) async throws(SessionError) -> String {
         let key = session.handle.storeKey
         memo.forget(storeKey: key)
-        let index = Self.userIndex(subject: session.data.subject)
         try await call { () async throws(SessionStoreError) in
-            try await store.delete([key])
-            try await store.removeFromIndex(index, member: key)
+            try await store.delete([key, SessionDirectory.cardKey(storeKey: key)])
         }
+        try await removeFromIndexes(storeKey: key, subject: session.data.subject, sid: session.data.sid)
         return expiringCookie()
     }
 
@@ -250,12 +261,12 @@ public struct SessionManager: Sendable {
     public func take(_ session: Session) async throws(SessionError) -> Session? {
         let key = session.handle.storeKey
         memo.forget(storeKey: key)
-        let index = Self.userIndex(subject: session.data.subject)
         let record = try await call { () async throws(SessionStoreError) in
             let record = try await store.take(key)
-            try await store.removeFromIndex(index, member: key)
+            try await store.delete([SessionDirectory.cardKey(storeKey: key)])
             return record
         }
+        try await removeFromIndexes(storeKey: key, subject: session.data.subject, sid: session.data.sid)
         guard let record, case .found(let latest) = open(record, handle: session.handle) else { return nil }
         return latest
     }

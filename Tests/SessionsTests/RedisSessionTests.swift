@@ -36,9 +36,13 @@ struct RedisSessionTests {
             var secrets: [[UInt8]] = []
             for subject in ["alice@example.com", "bob-7f3a", "3f0c9a52-6e1d-4b7a-9c1e-8d2f4a6b7c90"] {
                 let data = Fixtures.data(subject: subject)
-                let (session, setCookie) = try await manager.create(data, replacing: nil)
+                let (session, setCookie) = try await manager.create(data, replacing: nil, device: "Firefox on Linux",
+                                                                    address: "192.0.2.55")
                 let cookie = Fixtures.cookieValue(setCookie)
                 secrets += Fixtures.sensitiveValues(of: data)
+                // The card: its handle and facts are sealed, never in a key name or in clear.
+                secrets += try await manager.sessions(of: session).map { Array($0.handle.utf8) }
+                secrets += [Array("Firefox on Linux".utf8), Array("192.0.2.55".utf8)]
                 secrets += [Array(cookie.utf8), try #require(Base64URL.decode(cookie))]
                 _ = try #require(try await harness.store.acquireLock(session.lockName, lease: .seconds(30)))
             }
@@ -50,7 +54,9 @@ struct RedisSessionTests {
                 .map { Array($0.utf8) }
 
             let entries = try await Self.dump(harness)
-            #expect(entries.count == 10)  // 3 records, 3 locks, 3 user indexes, 1 flow
+            // 3 records, 3 cards, 3 locks, 3 user indexes, 3 sid indexes, 1 flow
+            #expect(entries.count == 16)
+            #expect(entries.filter { $0.key.hasPrefix("bff:s:card:") }.count == 3)
             var everything: [UInt8] = []
             for entry in entries {
                 #expect(["bff:s:", "bff:l:", "bff:u:"].contains { entry.key.hasPrefix($0) }, "\(entry.key)")
@@ -139,9 +145,16 @@ struct RedisSessionTests {
     @Test func theKeyPrefixIsConfigurableAndARecordCostsLittle() async throws {
         try await withRedis(keyPrefix: "tenant1:") { harness in
             let manager = SessionManager(store: harness.store)
-            let (session, _) = try await manager.create(Fixtures.data(), replacing: nil)
+            let (session, _) = try await manager.create(Fixtures.data(), replacing: nil, device: "Chrome on macOS",
+                                                        address: "2001:db8:85a3::8a2e:370:7334")
             let keys = try #require(try await harness.command("KEYS", "*").array).compactMap(\.text).sorted()
-            #expect(keys.count == 2 && keys.allSatisfy { $0.hasPrefix("tenant1:s:") || $0.hasPrefix("tenant1:u:") })
+            // The record, its card, the user index and the sid index.
+            #expect(keys.count == 4 && keys.allSatisfy { $0.hasPrefix("tenant1:s:") || $0.hasPrefix("tenant1:u:") })
+            let card = "tenant1:s:card:" + session.lockName
+            let cardSealed = try #require(try await harness.command("HSTRLEN", card, "d").integer)
+            let cardMemory = try #require(try await harness.command("MEMORY", "USAGE", card).integer)
+            print("redis card: \(cardSealed) sealed bytes in field d, MEMORY USAGE \(cardMemory) bytes")
+            #expect(cardSealed <= 512)
             let key = "tenant1:s:" + session.lockName
             let sealed = try #require(try await harness.command("HSTRLEN", key, "d").integer)
             let memory = try #require(try await harness.command("MEMORY", "USAGE", key).integer)

@@ -20,7 +20,8 @@ struct SessionCacheTests {
                                       settings: RedisSessionStore.recordCacheSettings(capacity: 16, maxStaleness: maxStaleness))
         cache.start()
         let store = RedisSessionStore(client: harness.client)
-        let manager = SessionManager(store: store, cache: RedisRecordCache(cache, store: store), clock: clock)
+        let manager = SessionManager(store: store, cache: RedisRecordCache(cache, store: store),
+                                     configuration: SessionConfiguration(directorySecret: Secret("shared")), clock: clock)
         await Self.waitUntil(timeout: .seconds(5)) { cache.isCurrent }
         #expect(cache.isCurrent)
         return Instance(cache: cache, manager: manager)
@@ -90,7 +91,7 @@ struct SessionCacheTests {
             let (_, second) = try await b.manager.create(Fixtures.data(), replacing: nil)
             let headers = [Fixtures.cookieHeader(first), Fixtures.cookieHeader(second)]
             for header in headers { #expect(try await Self.lookUpUntilCached(b, header) != nil) }
-            #expect(try await a.manager.endAll(subject: Fixtures.subject) == 2)
+            #expect(try await a.manager.endAll(subject: Fixtures.subject).count == 2)
             for header in headers {
                 #expect(try await Self.timeUntilGone(b, header) < .milliseconds(500))
             }

@@ -11,6 +11,8 @@ import Sessions
 struct AccountEndpoints: Sendable {
     let shared: SignInContext
     let refresher: RefreshCoordinator
+    /// The user's sessions, for `POST /bff/logout {"everywhere":true}`.
+    var sessionList: SessionListEndpoints?
 
     /// The flow-record grant of a passkey enrolment in progress.
     static let enrolmentGrant = "passkey-enrolment"
@@ -75,6 +77,7 @@ struct AccountEndpoints: Sendable {
     /// survives it can no longer be refreshed, and the browser gets the
     /// store's 503 with its cookie expired.
     private func logout(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        if let everywhere = try await sessionList?.logoutEverywhere(request, context) { return everywhere }
         let expired = shared.sessions.expiringCookie()
         let session: Session
         do {

@@ -127,7 +127,9 @@ struct SignInCompletion: Sendable {
         let cookieHeader = SignInContext.cookieHeader(request)
         let session: Session, setCookie: Secret, ended: Session?
         do {
-            (session, setCookie, ended) = try await shared.sessions.createEnding(data, replacing: cookieHeader)
+            (session, setCookie, ended) = try await shared.sessions.createEnding(
+                data, replacing: cookieHeader, device: DeviceLine.describe(userAgent: request.headers["User-Agent"]),
+                address: shared.clientAddress(request).description)
         } catch {
             // Tokens nobody will hold: revoke them rather than leave them live.
             await revokeAbandoned(tokens, context)

@@ -7,6 +7,9 @@ struct SignInEndpoints: Sendable {
     let shared: SignInContext
     let refresher: RefreshCoordinator
     let capabilities: JSON
+    /// The user's sessions (`GET /bff/sessions`, `DELETE /bff/sessions/{id}`,
+    /// logout everywhere).
+    var sessionList: SessionListEndpoints?
 
     func register(in router: inout RouterBuilder, options: RouteOptions) {
         let narrows = refresher.settings.defaultResource != nil && shared.modgud.configuration.resources.count > 1
@@ -15,6 +18,7 @@ struct SignInEndpoints: Sendable {
         RedeemEndpoints(shared: shared, completion: completion).register(in: &router, options: options)
         SessionEndpoints(shared: shared, appInfo: AppInfoCache(modgud: shared.modgud), capabilities: capabilities)
             .register(in: &router, options: options)
-        AccountEndpoints(shared: shared, refresher: refresher).register(in: &router, options: options)
+        AccountEndpoints(shared: shared, refresher: refresher, sessionList: sessionList).register(in: &router, options: options)
+        sessionList?.register(in: &router, options: options)
     }
 }
