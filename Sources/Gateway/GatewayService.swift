@@ -83,8 +83,10 @@ public final class GatewayService: Sendable {
             if config.machineClient != nil {
                 clientTokens = ClientTokenCache(modgud: modgud, relay: relay, skew: config.refreshSkew)
             }
-            let shared = SignInContext(modgud: modgud, sessions: sessions, relay: relay, addresses: addresses)
-            SignInEndpoints(shared: shared, refresher: coordinator, capabilities: Self.capabilities(config))
+            let identity = IdentityTokens(modgud: modgud, skew: Int64(config.idTokenSkew.components.seconds))
+            let shared = SignInContext(modgud: modgud, sessions: sessions, relay: relay, addresses: addresses, identity: identity)
+            SignInEndpoints(shared: shared, refresher: coordinator, capabilities: Self.capabilities(config),
+                            codeFlow: Self.codeFlowSettings(config, metrics: metrics))
                 .register(in: &publicRouter, options: bodyLimit)
         }
         tokenRevoker = refresher?.revoker

@@ -11,6 +11,9 @@ import Sessions
 struct AccountEndpoints: Sendable {
     let shared: SignInContext
     let refresher: RefreshCoordinator
+    /// BFF_POST_LOGOUT_REDIRECT_URI, for the end-session URL of a
+    /// `/bff/login` session (`endSessionAnswer`).
+    var postLogoutRedirect: String?
 
     /// The flow-record grant of a passkey enrolment in progress.
     static let enrolmentGrant = "passkey-enrolment"
@@ -107,6 +110,7 @@ struct AccountEndpoints: Sendable {
             throw storeFailure.withCookie(expired)
         }
         context.logger.info("logout.completed")
+        if let answer = endSessionAnswer(session, expiredCookie: expired) { return answer }
         return HTTPResponse(status: .noContent, headers: ["Set-Cookie": expired, "Cache-Control": "no-store"])
     }
 

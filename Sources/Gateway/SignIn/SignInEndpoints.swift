@@ -7,14 +7,18 @@ struct SignInEndpoints: Sendable {
     let shared: SignInContext
     let refresher: RefreshCoordinator
     let capabilities: JSON
+    let codeFlow: CodeFlowSettings
 
     func register(in router: inout RouterBuilder, options: RouteOptions) {
         let narrows = refresher.settings.defaultResource != nil && shared.modgud.configuration.resources.count > 1
-        let completion = SignInCompletion(shared: shared, revoker: refresher.revoker, narrowsDefaultToken: narrows)
+        let completion = SignInCompletion(shared: shared, revoker: refresher.revoker, narrowsDefaultToken: narrows,
+                                          metrics: codeFlow.metrics)
         CodeRequestEndpoints(shared: shared).register(in: &router, options: options)
         RedeemEndpoints(shared: shared, completion: completion).register(in: &router, options: options)
         SessionEndpoints(shared: shared, appInfo: AppInfoCache(modgud: shared.modgud), capabilities: capabilities)
             .register(in: &router, options: options)
-        AccountEndpoints(shared: shared, refresher: refresher).register(in: &router, options: options)
+        AccountEndpoints(shared: shared, refresher: refresher, postLogoutRedirect: codeFlow.postLogoutRedirect)
+            .register(in: &router, options: options)
+        CodeFlowEndpoints(shared: shared, completion: completion, settings: codeFlow).register(in: &router, options: options)
     }
 }
