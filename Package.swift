@@ -74,7 +74,7 @@ let package = Package(
         // software authenticator (for the simulator and the tests).
         .target(name: "WebAuthn", dependencies: ["Crypto", "Core"]),
         // The bundled Modgud simulator: local runs, demos, tests, load tests. Never production.
-        .target(name: "ModgudSimulator", dependencies: ["Routing", "HTTP", "System", "Core", "Crypto", "Observability", "WebAuthn"]),
+        .target(name: "ModgudSimulator", dependencies: ["Routing", "HTTP", "HTTPClient", "System", "Core", "Crypto", "Observability", "WebAuthn"]),
         .executableTarget(name: "modgud-sim", dependencies: ["ModgudSimulator", "System", "Observability"]),
         .executableTarget(name: "modgud-bff", dependencies: ["Gateway", "Configuration", "Observability", "HTTP", "System"]),
 
@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPCodec", "HTTP", "System", "Core", "TestSupport"]),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions", "SessionsRedis", "Redis", "System", "Core", "Crypto", "TestSupport"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "Crypto", "Core"]),
-        .testTarget(name: "ModgudSimulatorTests", dependencies: ["ModgudSimulator", "WebAuthn", "HTTP", "System", "Core", "Crypto", "TestSupport"]),
+        .testTarget(name: "ModgudSimulatorTests", dependencies: ["ModgudSimulator", "OIDC", "WebAuthn", "HTTP", "System", "Core", "Crypto", "TestSupport"]),
         .testTarget(name: "ModgudTests", dependencies: ["Modgud", "HTTPClient", "HTTP", "Core", "System", "TestSupport"]),
         .testTarget(name: "OIDCTests", dependencies: ["OIDC", "ModgudSimulator", "Crypto", "Core"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "CSystem"]),

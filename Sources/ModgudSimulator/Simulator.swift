@@ -1,6 +1,7 @@
 import Core
 import Crypto
 import HTTP
+import HTTPClient
 import Observability
 import Routing
 import Synchronization
@@ -47,6 +48,9 @@ public final class Simulator: Sendable {
         }
         try await server.start()
         self.server.withLock { $0 = server }
+        core.state.backchannel.attach(try HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .seconds(2),
+                                                                                              timeout: .seconds(10)),
+                                                     loops: loops))
         if config.publicURL == nil, let bound = server.localAddress {
             var shown = bound
             if case .v4(0) = bound.ip { shown.ip = .v4(0x7F00_0001) }
@@ -72,8 +76,10 @@ public final class Simulator: Sendable {
         if let url = updated.publicURL { core.state.setIssuer(url) }
     }
 
-    /// Stops accepting and lets in-flight requests finish.
+    /// Stops accepting and lets in-flight requests finish; pending
+    /// back-channel retries are dropped.
     public func shutdown(gracePeriod: Duration = .seconds(1)) async {
+        await core.state.backchannel.shutdown()
         guard let server = server.withLock({ $0 }) else { return }
         await server.shutdown(gracePeriod: gracePeriod)
     }

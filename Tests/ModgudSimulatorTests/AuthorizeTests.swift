@@ -32,10 +32,11 @@ struct AuthorizeTests {
     @Test func codeFlowWithPKCE() async throws {
         try await withSimulator { sim async throws in
             let verifier = try PKCE.makeVerifier()
+            var browser = SignInPageClient(sim)
             let form = try await authorize(sim, verifier: verifier)
             #expect(form.status == 200)
-            #expect(form.bodyText.contains("login_hint"))
-            let redirect = try await authorize(sim, verifier: verifier, extra: [("login_hint", "ada@example.com")])
+            #expect(form.bodyText.contains(#"autocomplete="current-password""#))
+            let redirect = try await browser.submit(form, [("email", "ada@example.com"), ("password", "simulator")])
             #expect(redirect.status == 302)
             let location = try #require(redirect.header("Location"))
             #expect(location.hasPrefix(Self.redirect + "?"))

@@ -25,6 +25,25 @@ struct ConfigurationTests {
         #expect(config.client("native")?.isConfidential == false)
     }
 
+    @Test func frontEndOriginsRegisterTheCallbackPostLogoutAndBackchannelURIs() throws {
+        let bff = try #require(SimulatorConfig.load(arguments: [], environment: [:]).get().config.client("bff"))
+        #expect(bff.backchannelLogoutUri == "http://localhost:8080/bff/backchannel-logout")
+
+        let origins = "http://localhost:9001, http://localhost:9002"
+        let config = try SimulatorConfig.load(arguments: ["--bff-origins", origins], environment: [:]).get().config
+        let added = try #require(config.client("bff"))
+        for origin in ["http://localhost:9001", "http://localhost:9002"] {
+            #expect(added.origins.contains(origin))
+            #expect(added.redirectUris.contains(origin + "/bff/callback"))
+            #expect(added.postLogoutRedirectUris.contains(origin + "/"))
+        }
+        #expect(added.backchannelLogoutUri == "http://localhost:9001/bff/backchannel-logout")
+
+        let chosen = try SimulatorConfig.load(arguments: ["--bff-origins", origins],
+                                              environment: ["SIM_BFF_BACKCHANNEL_URI": "http://127.0.0.1:7000/bc"]).get().config
+        #expect(chosen.client("bff")?.backchannelLogoutUri == "http://127.0.0.1:7000/bc")
+    }
+
     @Test func flagsBeatVariablesWhichBeatTheFile() throws {
         let path = "/tmp/modgud-sim-config-\(getpid())-\(Int.random(in: 0..<1_000_000)).json"
         let file = #"""

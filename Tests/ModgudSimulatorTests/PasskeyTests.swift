@@ -61,6 +61,7 @@ struct PasskeyTests {
             #expect(claims["sub"] == "5f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f")
             #expect(claims["acr"] == "urn:modgud:acr:multi")
             #expect(claims["amr"] == ["hwk", "user"])
+            #expect(claims["sid"]?.stringValue?.isEmpty == false, "the passkey grant's id_token carries sid")
             // The ceremony is single use.
             let replay = try await redeem(sim, ceremony: ceremony, assertion: assertion)
             #expect(replay.field("error_description") == "Invalid or expired passkey ceremony.")

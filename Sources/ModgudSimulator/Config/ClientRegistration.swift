@@ -46,12 +46,17 @@ public struct ClientRegistration: Sendable, Equatable {
     public var resources: [String]?
     /// Overrides the realm's access-token lifetime for this client.
     public var accessTokenLifetimeSeconds: Int?
+    /// Where back-channel logout tokens are POSTed; nil: none are sent.
+    public var backchannelLogoutUri: String?
+    /// Whether the client's logout tokens carry `sid` (default true).
+    public var backchannelLogoutSessionRequired: Bool = true
 
     /// A client; public unless it has a secret.
     public init(id: String, secret: String? = nil, grants: [String], capabilities: [String] = [],
                 rpId: String? = nil, origins: [String] = [], redirectUris: [String] = [],
                 postLogoutRedirectUris: [String] = [], resources: [String]? = nil,
-                accessTokenLifetimeSeconds: Int? = nil) {
+                accessTokenLifetimeSeconds: Int? = nil, backchannelLogoutUri: String? = nil,
+                backchannelLogoutSessionRequired: Bool = true) {
         self.id = id
         self.secret = secret
         self.grants = grants
@@ -62,6 +67,8 @@ public struct ClientRegistration: Sendable, Equatable {
         self.postLogoutRedirectUris = postLogoutRedirectUris
         self.resources = resources
         self.accessTokenLifetimeSeconds = accessTokenLifetimeSeconds
+        self.backchannelLogoutUri = backchannelLogoutUri
+        self.backchannelLogoutSessionRequired = backchannelLogoutSessionRequired
     }
 
     /// Has a secret.
@@ -82,7 +89,8 @@ public struct ClientRegistration: Sendable, Equatable {
             capabilities: [trustedForwarderCapability], rpId: "localhost",
             origins: ["http://localhost:8080", "https://localhost:8443", "https://localhost"],
             redirectUris: ["http://localhost:8080/bff/callback", "https://localhost:8443/bff/callback"],
-            postLogoutRedirectUris: ["http://localhost:8080/", "https://localhost:8443/"]),
+            postLogoutRedirectUris: ["http://localhost:8080/", "https://localhost:8443/"],
+            backchannelLogoutUri: "http://localhost:8080/bff/backchannel-logout"),
         ClientRegistration(id: "bff-m2m", secret: "bff-m2m-secret", grants: [GrantType.clientCredentials]),
         ClientRegistration(
             id: "native", grants: [GrantType.otp, GrantType.magic, GrantType.passkey, GrantType.refreshToken],

@@ -90,6 +90,13 @@ extension ClientRegistration {
         reader.update(&redirectUris, reader.strings("redirectUris", &problems))
         reader.update(&postLogoutRedirectUris, reader.strings("postLogoutRedirectUris", &problems))
         if reader.has("resources") { resources = reader.strings("resources", &problems) }
+        if reader.has("backchannelLogoutUri") {
+            backchannelLogoutUri = reader.isNull("backchannelLogoutUri") ? nil : reader.string("backchannelLogoutUri", &problems)
+        }
+        reader.update(&backchannelLogoutSessionRequired, reader.bool("backchannelLogoutSessionRequired", &problems))
+        if let uri = backchannelLogoutUri, !(uri.hasPrefix("http://") || uri.hasPrefix("https://")) || uri.contains("#") {
+            problems.add("\(reader.path).backchannelLogoutUri must be an absolute http(s) URL without a fragment")
+        }
         if reader.has("accessTokenLifetimeSeconds") {
             accessTokenLifetimeSeconds = reader.int("accessTokenLifetimeSeconds", &problems, min: 1)
         }
@@ -121,6 +128,8 @@ extension ClientRegistration {
             "resources": resources.map { .array($0.map { .string($0) }) } ?? .null,
         ]
         if let lifetime = accessTokenLifetimeSeconds { object["accessTokenLifetimeSeconds"] = .int(Int64(lifetime)) }
+        object["backchannelLogoutUri"] = backchannelLogoutUri.map { .string($0) } ?? .null
+        object["backchannelLogoutSessionRequired"] = .bool(backchannelLogoutSessionRequired)
         return .object(object)
     }
 }

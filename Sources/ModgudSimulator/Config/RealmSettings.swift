@@ -23,6 +23,11 @@ public struct RealmSettings: Sendable, Equatable {
     public var recentSignInMaxAgeSeconds: Int = 900
     /// The App's name: the key of the `app` rate-limit dimension.
     public var appName: String = "default"
+    /// Pushed authorization requests (`/connect/par`, advertised in discovery).
+    public var par: Bool = true
+    /// The sign-in page's password of every seeded user without one of its
+    /// own; nil leaves them without a password.
+    public var defaultPassword: String? = "simulator"
 
     /// The defaults.
     public init() {}

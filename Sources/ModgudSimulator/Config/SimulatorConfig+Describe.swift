@@ -27,6 +27,7 @@ extension SimulatorConfig {
         ]
         object["rateLimits"] = rateLimits.json
         object["clients"] = .array(clients.map(\.json))
+        object["backchannelRetrySeconds"] = .array(backchannelRetrySeconds.map { .double($0) })
         object["users"] = .array(users.map { seed in
             var user: JSONObject = ["email": .string(seed.email)]
             if let id = seed.id { user["id"] = .string(id) }
@@ -68,6 +69,8 @@ extension RealmSettings {
             "recentSignInRequired": .bool(recentSignInRequired),
             "recentSignInMaxAgeSeconds": .int(Int64(recentSignInMaxAgeSeconds)),
             "appName": .string(appName),
+            "par": .bool(par),
+            "defaultPassword": .bool(defaultPassword != nil),
         ]
     }
 }

@@ -42,6 +42,12 @@ extension SimulatorConfig {
     private mutating func applyShorthands(_ reader: ConfigReader, _ problems: inout ConfigProblems) {
         reader.update(&realm.nativeGrants, reader.bool("nativeGrants", &problems))
         reader.update(&realm.recentSignInRequired, reader.bool("recentSignIn", &problems))
+        reader.update(&realm.par, reader.bool("par", &problems))
+        if let delays = reader.array("backchannelRetrySeconds", &problems) {
+            let seconds = delays.compactMap(\.doubleValue).filter { $0 >= 0 }
+            if seconds.count == delays.count { backchannelRetrySeconds = seconds }
+            else { problems.add("backchannelRetrySeconds must be a list of non-negative numbers") }
+        }
         reader.update(&tokens.accessTokenLifetimeSeconds, reader.int("accessTokenLifetimeSeconds", &problems, min: 1))
         reader.update(&tokens.refreshReuseLeewaySeconds, reader.int("refreshReuseLeewaySeconds", &problems))
         reader.update(&responses.pascalCase429, reader.bool("pascalCase429", &problems))
@@ -90,6 +96,7 @@ extension SimulatorConfig {
             if let secret = seed.totpSecret, Base32.decode(secret) == nil { problems.add("users[\(index)].totpSecret must be base32") }
             reader.update(&seed.emailConfirmed, reader.bool("emailConfirmed", &problems))
             reader.update(&seed.hasPassword, reader.bool("hasPassword", &problems))
+            seed.password = reader.string("password", &problems)
             if let position = users.firstIndex(where: { $0.email.lowercased() == email.lowercased() }) {
                 users[position] = seed
             } else {
@@ -158,6 +165,13 @@ extension RealmSettings {
         reader.update(&recentSignInRequired, reader.bool("recentSignIn", &problems))
         reader.update(&recentSignInMaxAgeSeconds, reader.int("recentSignInMaxAgeSeconds", &problems, min: 1))
         reader.update(&appName, reader.string("appName", &problems))
+        reader.update(&par, reader.bool("par", &problems))
+        // `GET /dev/config` shows only whether there is one (`true`/`false`);
+        // `true` keeps the current password, `false` or null removes it.
+        if let value = reader.value("defaultPassword") {
+            if value.isNull || value.boolValue == false { defaultPassword = nil }
+            else if value.boolValue != true { defaultPassword = reader.string("defaultPassword", &problems) }
+        }
     }
 }
 

@@ -83,6 +83,11 @@ extension SimulatorConfig {
             problems.append(command.config.apply(.object(rest)))
             command.config.applySpecial(special, &problems)
         }
+        // An explicit back-channel URI wins over the one the origins imply,
+        // whichever source named them.
+        if let uri = flagPatch["+bffBackchannelUri"] ?? environmentPatch["+bffBackchannelUri"] {
+            command.config.applySpecial(["bffBackchannelUri": uri], &problems)
+        }
         return problems.isEmpty ? .success(command) : .failure(problems)
     }
 
@@ -91,7 +96,10 @@ extension SimulatorConfig {
     usage: modgud-sim [options]
 
     A Modgud identity-server simulator for local runs, demos, tests and load
-    tests. NEVER for production. See Docs/simulator.md.
+    tests. NEVER for production. See Docs/simulator.md. The sign-in page's
+    passwords (realm.defaultPassword, users[].password), PAR (realm.par) and
+    back-channel logout (clients[].backchannelLogoutUri, backchannelRetrySeconds)
+    are set in the --config file or through POST /dev/config.
 
       --listen HOST:PORT          listen address (SIM_LISTEN, default 127.0.0.1:5080)
       --public-url URL            issuer and base URL (SIM_PUBLIC_URL, default http://<listen>)
@@ -105,7 +113,10 @@ extension SimulatorConfig {
       --rate-limits MODE          enforce|log-only|off (SIM_RATE_LIMITS)
       --native-grants on|off      the realm's native-grants switch (SIM_NATIVE_GRANTS)
       --bff-secret SECRET         the bff client's secret (SIM_BFF_SECRET)
-      --bff-origins LIST          comma-separated passkey origins added to bff (SIM_BFF_ORIGINS)
+      --bff-origins LIST          comma-separated front-end origins added to bff: passkey origins, and
+                                  <origin>/bff/callback, <origin>/ as redirect URIs; the first one's
+                                  <origin>/bff/backchannel-logout receives back-channel logout (SIM_BFF_ORIGINS)
+      --bff-backchannel-uri URI   where bff receives back-channel logout (SIM_BFF_BACKCHANNEL_URI)
       --pascal-case-429           PascalCase keys in 429 bodies (SIM_PASCAL_CASE_429=true)
       --rate-limit-headers        RateLimit-* headers on 429s (SIM_RATE_LIMIT_HEADERS=true)
       --older-server-mfa          answer a missing TOTP like an older server (SIM_OLDER_SERVER_MFA=true)
@@ -120,6 +131,7 @@ extension SimulatorConfig {
         "--jitter-ms": "jitterMs", "--access-token-lifetime": "accessTokenLifetimeSeconds",
         "--refresh-leeway": "refreshReuseLeewaySeconds", "--rate-limits": "rateLimitMode",
         "--native-grants": "nativeGrants", "--bff-secret": "+bffSecret", "--bff-origins": "+bffOrigins",
+        "--bff-backchannel-uri": "+bffBackchannelUri",
     ]
 
     private static let environmentVariables: [String: String] = [
@@ -130,6 +142,7 @@ extension SimulatorConfig {
         "SIM_PASCAL_CASE_429": "pascalCase429", "SIM_RATE_LIMIT_HEADERS": "rateLimitHeaders",
         "SIM_OLDER_SERVER_MFA": "olderServerMfa", "SIM_RECENT_SIGN_IN": "recentSignIn",
         "SIM_BFF_SECRET": "+bffSecret", "SIM_BFF_ORIGINS": "+bffOrigins",
+        "SIM_BFF_BACKCHANNEL_URI": "+bffBackchannelUri",
     ]
 
     private static let integerKeys: Set = ["loops", "jitterMs", "accessTokenLifetimeSeconds", "refreshReuseLeewaySeconds"]
@@ -168,10 +181,16 @@ extension SimulatorConfig {
         }
         if let secret = special["bffSecret"]?.stringValue { clients[position].secret = secret }
         if let list = special["bffOrigins"]?.stringValue {
-            for origin in list.split(separator: ",").map({ String($0).trimmingSpaces }) where !origin.isEmpty {
-                if !clients[position].origins.contains(origin) { clients[position].origins.append(origin) }
+            let origins = list.split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
+            for origin in origins {
+                func add(_ value: String, to list: inout [String]) { if !list.contains(value) { list.append(value) } }
+                add(origin, to: &clients[position].origins)
+                add(origin + "/bff/callback", to: &clients[position].redirectUris)
+                add(origin + "/", to: &clients[position].postLogoutRedirectUris)
             }
+            if let first = origins.first { clients[position].backchannelLogoutUri = first + "/bff/backchannel-logout" }
         }
+        if let uri = special["bffBackchannelUri"]?.stringValue { clients[position].backchannelLogoutUri = uri }
     }
 
     /// The whole file, or why not (at most 4 MiB).

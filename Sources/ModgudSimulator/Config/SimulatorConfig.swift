@@ -40,6 +40,9 @@ public struct SimulatorConfig: Sendable, Equatable {
     public var clients: [ClientRegistration]
     /// Users created at start and after a reset.
     public var users: [UserSeed]
+    /// Back-channel logout: the delays, in seconds, before each retry of a
+    /// delivery that failed (Modgud's 1, 5 and 30 minutes by default).
+    public var backchannelRetrySeconds: [Double] = [60, 300, 1800]
 
     /// The defaults, or the values given.
     public init(listen: SocketAddress = SocketAddress(ip: .v4(0x7F00_0001), port: 5080),
@@ -167,6 +170,8 @@ public struct UserSeed: Sendable, Equatable {
     public var emailConfirmed: Bool = true
     /// A password-bearing unconfirmed account is never sent a native code.
     public var hasPassword: Bool = false
+    /// The sign-in page's password; nil takes the realm's `defaultPassword`.
+    public var password: String?
 
     /// A user to create.
     public init(id: String? = nil, email: String, firstName: String? = nil, lastName: String? = nil,

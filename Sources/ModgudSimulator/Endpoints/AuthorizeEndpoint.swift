@@ -2,167 +2,192 @@ import Core
 import Crypto
 import HTTP
 
-/// `/connect/authorize` (code flow, PKCE S256 only) and the code exchange.
-///
-/// There is no login UI: the simulator signs in the user named by
-/// `login_hint` (a small form asks for it when absent). A `mfa_token` from
-/// a native grant continues in the "browser": the form asks for the TOTP
-/// code and the code issued carries the two-factor sign-in.
+/// `/connect/authorize` (code flow, PKCE S256 only), with the simulator's
+/// own sign-in page: e-mail and password, then the TOTP code for a user
+/// who has one. A successful sign-in leaves a `sim_session` cookie, so the
+/// next request from that browser needs no form (unless `prompt=login` or
+/// `max_age` ask for a fresh one). A `request_uri` from `/connect/par`
+/// stands for the pushed parameters; it is spent when the request ends
+/// with a redirect back to the client.
 extension SimulatorCore {
+    static let sessionCookie = "sim_session"
+
     func authorize(_ exchange: inout Exchange, config: SimulatorConfig) async -> HTTPResponse {
-        let parameters = exchange.method == .post ? (await exchange.form() ?? []) : exchange.query
-        func value(_ name: String) -> String? { parameters.first(name).flatMap { $0.isEmpty ? nil : $0 } }
-        guard let clientId = value("client_id"), let client = config.client(clientId) else {
-            return Reply.html(.badRequest, Self.page("Unknown client", "The client_id is missing or unknown."))
-        }
-        exchange.record.clientId = client.id
-        guard let redirectUri = value("redirect_uri"), client.redirectUris.contains(redirectUri) else {
-            return Reply.html(.badRequest, Self.page("Bad redirect_uri", "The redirect_uri is not registered for this client."))
-        }
-        let state = value("state")
-        func fail(_ error: String, _ description: String) -> HTTPResponse {
-            Reply.redirect(Self.appendQuery(redirectUri, [("error", error), ("error_description", description),
-                                                          ("state", state), ("iss", self.state.issuer)]))
-        }
-        guard value("response_type") == "code" else { return fail("unsupported_response_type", "Only response_type=code is supported.") }
-        guard client.holds(GrantType.authorizationCode) else {
-            return fail("unauthorized_client", "This client application is not allowed to use the authorization code flow.")
-        }
-        guard let challenge = value("code_challenge"), value("code_challenge_method") == "S256" else {
-            return fail("invalid_request", "PKCE with code_challenge_method=S256 is required.")
-        }
-        let scopes = Self.scopes(value("scope"))
-        let resources = parameters.all("resource")
-        guard resources.allSatisfy({ Self.resourceAllowed($0, client: client) }) else {
-            return fail("invalid_target", "The specified resource is not allowed for this client application.")
-        }
-        let now = self.state.now()
-        var signedIn: (userId: String, proof: SignInProof)?
-        if let mfaToken = value("mfa_token") {
-            guard let totp = value("totp_code") else {
-                return Reply.html(.ok, Self.form("Second factor", "Enter the code from your authenticator app.",
-                                                 field: "totp_code", keep: parameters))
+        let raw = exchange.method == .post ? (await exchange.form() ?? []) : exchange.query
+        let now = state.now()
+        var parameters = raw
+        var requestUri: String?
+        if let uri = raw.first("request_uri"), !uri.isEmpty {
+            let clientId = raw.first("client_id")
+            let pushed = state.identity.withLock { $0.pushedRequests[uri] }
+            guard config.realm.par, let pushed, pushed.clientId == clientId, pushed.expiresAt > now else {
+                return Reply.html(.badRequest, SignInPage.message(
+                    "Bad request_uri", "The request_uri is unknown, used, expired or was pushed by another client."))
             }
-            signedIn = self.state.identity.withLock { store in
-                guard let pending = store.mfa[mfaToken], pending.expiresAt > now, pending.clientId == client.id,
-                      let secret = store.users[pending.userId]?.totpSecret, TOTP.verify(totp, secret: secret, time: now)
-                else { return nil }
-                store.mfa[mfaToken] = nil
-                return (pending.userId, SignInProof(authTime: now, amr: pending.firstFactor.amr + ["mfa"], multi: true))
-            }
-            guard signedIn != nil else { return fail("access_denied", "The second factor could not be verified.") }
-        } else if let hint = value("login_hint") {
-            guard let user = self.state.identity.withLock({ $0.user(email: hint) }) else {
-                return fail("access_denied", "No such user.")
-            }
-            signedIn = (user.id, SignInProof(authTime: now, amr: ["otp"], multi: false))
-        } else if value("prompt") == "none" {
-            return fail("login_required", "The user is not signed in.")
-        } else {
-            return Reply.html(.ok, Self.form("Sign in to the Modgud simulator", "Any seeded or registered e-mail address.",
-                                             field: "login_hint", keep: parameters))
+            parameters = pushed.parameters
+            requestUri = uri
         }
-        let code = Identifiers.token()
-        self.state.identity.withLock { store in
-            store.authorizationCodes[code] = AuthorizationCodeRecord(
-                clientId: client.id, redirectUri: redirectUri, codeChallenge: challenge, userId: signedIn!.userId,
-                scopes: scopes, resources: resources, nonce: value("nonce"), proof: signedIn!.proof,
-                expiresAt: now + Double(config.tokens.authorizationCodeLifetimeSeconds))
+        let request: AuthorizeRequest
+        switch AuthorizeRequest.validate(parameters, config: config) {
+        case .success(let valid): request = valid
+        case .failure(let refusal):
+            spend(requestUri)
+            return refusal.response(issuer: state.issuer)
+        }
+        exchange.record.clientId = request.client.id
+        let keep = raw.filter { !SignInPage.ownFields.contains($0.name) }
+        switch browserSignIn(exchange, raw: raw, keep: keep, request: request, now: now) {
+        case .answer(let response):
+            return response
+        case .refused(let error, let description):
+            spend(requestUri)
+            return AuthorizeRequest.Refusal.redirect(error: error, description: description, redirectUri: request.redirectUri,
+                                                     state: request.state).response(issuer: state.issuer)
+        case .signedIn(let session, let cookie):
+            spend(requestUri)
+            let code = Identifiers.token()
+            state.identity.withLock { store in
+                store.authorizationCodes[code] = AuthorizationCodeRecord(
+                    clientId: request.client.id, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge,
+                    userId: session.userId, scopes: request.scopes, resources: request.resources, nonce: request.nonce,
+                    proof: session.proof, sid: session.sid,
+                    expiresAt: now + Double(config.tokens.authorizationCodeLifetimeSeconds))
+                store.noteOperation(now: now)
+            }
+            var response = Reply.redirect(Self.appendQuery(request.redirectUri, [("code", code), ("state", request.state),
+                                                                                  ("iss", state.issuer)]))
+            if let cookie {
+                let secure = state.issuer.hasPrefix("https://") ? "; Secure" : ""
+                response.headers.add("Set-Cookie", "\(Self.sessionCookie)=\(cookie); Path=/; HttpOnly; SameSite=Lax\(secure)")
+            }
+            return response
+        }
+    }
+
+    private func spend(_ requestUri: String?) {
+        guard let requestUri else { return }
+        _ = state.identity.withLock { $0.pushedRequests.removeValue(forKey: requestUri) }
+    }
+
+    /// What the browser's sign-in came to.
+    enum BrowserSignIn {
+        /// A page to show (a form, or the form again with a notice).
+        case answer(HTTPResponse)
+        /// An error for the client (`login_required`, `access_denied`).
+        case refused(String, String)
+        /// Signed in; `cookie` is a new `sim_session` value to set.
+        case signedIn(BrowserSession, cookie: String?)
+    }
+
+    private func browserSignIn(_ exchange: Exchange, raw: [(name: String, value: String)], keep: [(name: String, value: String)],
+                               request: AuthorizeRequest, now: Double) -> BrowserSignIn {
+        if let mfaToken = raw.first("mfa_token"), !mfaToken.isEmpty {
+            return mfaContinuation(mfaToken, totp: raw.first("totp_code"), keep: keep, client: request.client, now: now)
+        }
+        if let pending = raw.first("sim_pending") {
+            return passwordSecondFactor(pending, totp: raw.first("totp_code") ?? "", keep: keep, now: now)
+        }
+        if exchange.method == .post, let email = raw.first("email") {
+            return passwordStep(email: email, password: raw.first("password") ?? "", keep: keep, now: now)
+        }
+        if let cookie = Self.cookie(Self.sessionCookie, in: exchange), !request.prompt.contains("login") {
+            let session = state.identity.withLock { store -> BrowserSession? in
+                guard let session = store.browserSessions[cookie], store.users[session.userId]?.disabled == false else { return nil }
+                return session
+            }
+            if let session, request.maxAge.map({ now - session.proof.authTime <= Double($0) }) ?? true {
+                return .signedIn(session, cookie: nil)
+            }
+        }
+        if request.prompt.contains("none") { return .refused("login_required", "The user is not signed in.") }
+        return .answer(Reply.html(.ok, SignInPage.password(keep: keep, email: request.loginHint, notice: nil)))
+    }
+
+    /// The e-mail and password from the page: wrong ones (or an unknown
+    /// address, or a disabled user) get the same notice.
+    private func passwordStep(email: String, password: String, keep: [(name: String, value: String)], now: Double) -> BrowserSignIn {
+        let user = state.identity.withLock { store -> UserRecord? in
+            guard let user = store.user(email: email), !user.disabled, let expected = user.password,
+                  constantTimeEquals(Array(expected.utf8), Array(password.utf8)) else { return nil }
+            return user
+        }
+        guard let user else {
+            state.stats.count("signInPage", "refused")
+            return .answer(Reply.html(.ok, SignInPage.password(keep: keep, email: email,
+                                                               notice: "The e-mail address or the password is not correct.")))
+        }
+        guard user.totpSecret != nil else {
+            return newBrowserSession(user.id, SignInProof(authTime: now, amr: ["pwd"], multi: false))
+        }
+        let pending = Identifiers.token()
+        state.identity.withLock { store in
+            store.passwordChallenges[pending] = PasswordChallenge(userId: user.id, expiresAt: now + 600, attemptsLeft: 3)
             store.noteOperation(now: now)
         }
-        return Reply.redirect(Self.appendQuery(redirectUri, [("code", code), ("state", state), ("iss", self.state.issuer)]))
+        return .answer(Reply.html(.ok, SignInPage.totp(keep: keep + [("sim_pending", pending)], notice: nil)))
     }
 
-    func authorizationCodeGrant(_ request: TokenRequest) -> HTTPResponse {
-        let form = request.form
-        guard let code = form.first("code"), let verifier = form.first("code_verifier") else {
-            return Reply.oauth("invalid_request", "The 'code' and 'code_verifier' parameters are required.")
-        }
-        let now = state.now()
-        enum Outcome { case refused(String), replayed, valid(AuthorizationCodeRecord) }
+    /// The TOTP code owed after a correct password.
+    private func passwordSecondFactor(_ pending: String, totp: String, keep: [(name: String, value: String)],
+                                      now: Double) -> BrowserSignIn {
+        enum Outcome { case expired, wrong, verified(String) }
         let outcome: Outcome = state.identity.withLock { store in
-            guard let record = store.authorizationCodes[code], record.clientId == request.client.id else {
-                return .refused("The specified authorization code is invalid.")
+            guard let challenge = store.passwordChallenges[pending], challenge.expiresAt > now,
+                  let user = store.users[challenge.userId], !user.disabled, let secret = user.totpSecret
+            else { return .expired }
+            guard TOTP.verify(totp, secret: secret, time: now) else {
+                store.passwordChallenges[pending]!.attemptsLeft -= 1
+                if store.passwordChallenges[pending]!.attemptsLeft <= 0 { store.passwordChallenges[pending] = nil }
+                return store.passwordChallenges[pending] == nil ? .expired : .wrong
             }
-            if record.redeemed {
-                if let family = record.familyId { store.revokeFamily(family) }
-                return .replayed
-            }
-            guard record.expiresAt > now else { return .refused("The specified authorization code is no longer valid.") }
-            guard form.first("redirect_uri") == record.redirectUri else {
-                return .refused("The specified 'redirect_uri' does not match the authorization request.")
-            }
-            guard PKCE.s256Challenge(for: verifier) == record.codeChallenge else {
-                return .refused("The specified 'code_verifier' is invalid.")
-            }
-            store.authorizationCodes[code]!.redeemed = true
-            return .valid(record)
+            store.passwordChallenges[pending] = nil
+            return .verified(user.id)
         }
         switch outcome {
-        case .refused(let description):
-            return Reply.oauth("invalid_grant", description)
-        case .replayed:
-            state.stats.count("refresh", "familyRevocations")
-            return Reply.oauth("invalid_grant", "The specified authorization code has already been redeemed.")
-        case .valid(let record):
-            return issueUserTokens(userId: record.userId, proof: record.proof, client: request.client, scopes: record.scopes,
-                                   resources: record.resources, config: request.config, nonce: record.nonce) { family in
-                self.state.identity.withLock { $0.authorizationCodes[code]?.familyId = family }
+        case .expired:
+            return .answer(Reply.html(.ok, SignInPage.password(keep: keep, email: nil, notice: "Please sign in again.")))
+        case .wrong:
+            return .answer(Reply.html(.ok, SignInPage.totp(keep: keep + [("sim_pending", pending)],
+                                                           notice: "The code is not correct.")))
+        case .verified(let userId):
+            return newBrowserSession(userId, SignInProof(authTime: now, amr: ["pwd", "mfa"], multi: true))
+        }
+    }
+
+    /// A native grant's `mfa_token` finished in the browser with the TOTP code.
+    private func mfaContinuation(_ mfaToken: String, totp: String?, keep: [(name: String, value: String)],
+                                 client: ClientRegistration, now: Double) -> BrowserSignIn {
+        guard let totp else { return .answer(Reply.html(.ok, SignInPage.totp(keep: keep, notice: nil))) }
+        let signedIn = state.identity.withLock { store -> (String, SignInProof)? in
+            guard let pending = store.mfa[mfaToken], pending.expiresAt > now, pending.clientId == client.id,
+                  let user = store.users[pending.userId], !user.disabled, let secret = user.totpSecret,
+                  TOTP.verify(totp, secret: secret, time: now)
+            else { return nil }
+            store.mfa[mfaToken] = nil
+            return (pending.userId, SignInProof(authTime: now, amr: pending.firstFactor.amr + ["mfa"], multi: true))
+        }
+        guard let (userId, proof) = signedIn else { return .refused("access_denied", "The second factor could not be verified.") }
+        return newBrowserSession(userId, proof)
+    }
+
+    /// A sign-in just made: a new session id, kept under a new cookie value.
+    private func newBrowserSession(_ userId: String, _ proof: SignInProof) -> BrowserSignIn {
+        state.stats.count("signInPage", "signedIn")
+        let session = BrowserSession(userId: userId, sid: Identifiers.guid(), proof: proof)
+        let cookie = Identifiers.token()
+        state.identity.withLock { $0.browserSessions[cookie] = session }
+        return .signedIn(session, cookie: cookie)
+    }
+
+    /// The value of cookie `name` in the request, or nil.
+    static func cookie(_ name: String, in exchange: Exchange) -> String? {
+        for header in exchange.request.headers.values("Cookie") {
+            for pair in header.split(separator: ";") {
+                let trimmed = pair.trimmingSpaces
+                guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == name else { continue }
+                return String(trimmed[trimmed.index(after: equals)...])
             }
         }
-    }
-
-    /// `/connect/logout`: ends the session of a valid `id_token_hint`.
-    func logout(_ exchange: inout Exchange, config: SimulatorConfig) async -> HTTPResponse {
-        let parameters = exchange.method == .post ? (await exchange.form() ?? []) : exchange.query
-        guard let hint = parameters.first("id_token_hint"), let claims = state.signingKey.verify(hint),
-              let sid = claims["sid"]?.stringValue, let audience = claims["aud"]?.stringValue
-        else {
-            return Reply.html(.badRequest, Self.page("Bad logout request", "A valid id_token_hint is required."))
-        }
-        exchange.record.clientId = audience
-        let ended = state.identity.withLock { $0.revokeSession(sid: sid) }
-        state.stats.count("logout", "sessions", by: ended)
-        if let target = parameters.first("post_logout_redirect_uri"),
-           config.client(audience)?.postLogoutRedirectUris.contains(target) == true {
-            return Reply.redirect(Self.appendQuery(target, [("state", parameters.first("state"))]))
-        }
-        return Reply.html(.ok, Self.page("Signed out", "The session has ended."))
-    }
-
-    static func appendQuery(_ url: String, _ pairs: [(String, String?)]) -> String {
-        let present = pairs.compactMap { pair in pair.1.map { (pair.0, $0) } }
-        guard !present.isEmpty else { return url }
-        return url + (url.contains("?") ? "&" : "?") + FormURLEncoded.serialize(present)
-    }
-
-    static func escape(_ text: String) -> String {
-        text.replacingAll("&", "&amp;").replacingAll("<", "&lt;").replacingAll(">", "&gt;").replacingAll("\"", "&quot;")
-    }
-
-    static func page(_ title: String, _ message: String) -> String {
-        "<!doctype html><title>\(escape(title))</title><h1>\(escape(title))</h1><p>\(escape(message))</p>"
-    }
-
-    /// A GET form that re-submits the authorization request with one more field.
-    static func form(_ title: String, _ message: String, field: String, keep: [(name: String, value: String)]) -> String {
-        let hidden = keep.filter { $0.name != field }
-            .map { "<input type=hidden name=\"\(escape($0.name))\" value=\"\(escape($0.value))\">" }.joined()
-        return "<!doctype html><title>\(escape(title))</title><h1>\(escape(title))</h1><p>\(escape(message))</p>"
-            + "<form method=get action=\"/connect/authorize\">\(hidden)<input name=\"\(field)\" autofocus>"
-            + "<button>Continue</button></form>"
-    }
-}
-
-extension String {
-    /// Every occurrence of `target` replaced (no Foundation).
-    func replacingAll(_ target: String, _ replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var result = "", rest = self[...]
-        while let range = rest.firstRange(of: target) {
-            result += rest[..<range.lowerBound] + replacement
-            rest = rest[range.upperBound...]
-        }
-        return result + rest
+        return nil
     }
 }

@@ -63,7 +63,8 @@ extension SimulatorCore {
 
     func userJSON(_ user: UserRecord, passkeys: Int?) -> JSON {
         var object: JSONObject = ["id": .string(user.id), "email": .string(user.email),
-                                  "emailConfirmed": .bool(user.emailConfirmed), "totp": .bool(user.totpSecret != nil)]
+                                  "emailConfirmed": .bool(user.emailConfirmed), "totp": .bool(user.totpSecret != nil),
+                                  "password": .bool(user.password != nil), "disabled": .bool(user.disabled)]
         if let name = user.firstName { object["firstName"] = .string(name) }
         if let name = user.lastName { object["lastName"] = .string(name) }
         if let secret = user.totpSecret { object["totpSecret"] = .string(Base32.encode(secret)) }
@@ -72,7 +73,7 @@ extension SimulatorCore {
     }
 
     /// Creates or updates a user: `{"email","firstName"?,"lastName"?,
-    /// "totpSecret"?|"generateTotp"?,"emailConfirmed"?,"rotateSecurityStamp"?}`.
+    /// "totpSecret"?|"generateTotp"?,"emailConfirmed"?,"password"?,"rotateSecurityStamp"?}`.
     func createUser(_ exchange: inout Exchange) async -> HTTPResponse {
         guard let body = await exchange.json(), let email = body.value(forKeyIgnoringCase: "email")?.stringValue,
               email.contains("@")
@@ -92,6 +93,7 @@ extension SimulatorCore {
             if body.value(forKeyIgnoringCase: "removeTotp")?.boolValue == true { seed.totpSecret = nil }
             seed.emailConfirmed = body.value(forKeyIgnoringCase: "emailConfirmed")?.boolValue ?? existing?.emailConfirmed ?? true
             seed.hasPassword = body.value(forKeyIgnoringCase: "hasPassword")?.boolValue ?? existing?.hasPassword ?? false
+            seed.password = text("password") ?? existing?.password
             var user = store.upsert(seed, now: now)
             if body.value(forKeyIgnoringCase: "rotateSecurityStamp")?.boolValue == true {
                 user.securityStamp = Identifiers.token()
@@ -121,6 +123,8 @@ extension SimulatorCore {
             "GET /dev/mailbox?email=&limit=", "GET /dev/requests?since=&limit=&path=", "POST /dev/reset",
             "GET /dev/stats", "GET /dev/users?email=", "POST /dev/users", "GET /dev/totp?email=",
             "GET /dev/config", "POST /dev/config", "GET /dev/faults", "POST /dev/faults", "GET /dev/clock", "POST /dev/clock",
+            "POST /dev/users/signout", "POST /dev/users/disable", "GET /dev/keys", "POST /dev/keys/rotate",
+            "POST /dev/keys/publish", "GET /dev/backchannel",
         ], "docs": "Docs/simulator.md"])
     }
 }

@@ -7,7 +7,7 @@ extension SimulatorCore {
         let issuer = state.issuer
         var grants = [GrantType.authorizationCode, GrantType.refreshToken, GrantType.clientCredentials]
         if config.realm.nativeGrants { grants += GrantType.native }
-        let body: JSON = [
+        var body: JSONObject = [
             "issuer": .string(issuer),
             "authorization_endpoint": .string(issuer + "/connect/authorize"),
             "token_endpoint": .string(issuer + "/connect/token"),
@@ -28,10 +28,15 @@ extension SimulatorCore {
             "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
             "revocation_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
             "introspection_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
-            "backchannel_logout_supported": false,
+            "backchannel_logout_supported": true,
+            "backchannel_logout_session_supported": true,
             "authorization_response_iss_parameter_supported": true,
+            "prompt_values_supported": ["none", "login"],
         ]
-        return Reply.json(.ok, body)
+        if config.realm.par {
+            body["pushed_authorization_request_endpoint"] = .string(issuer + "/connect/par")
+        }
+        return Reply.json(.ok, .object(body))
     }
 
     func jwks() -> HTTPResponse {

@@ -26,6 +26,7 @@ extension SimulatorCore {
         add([.post], "/api/account/magic-link/request") { [self] in await accountRequest(&$0, .magicLink, config: $1) }
         add([.post], "/connect/token") { [self] in await token(&$0, config: $1) }
         add([.get, .post], "/connect/authorize") { [self] in await authorize(&$0, config: $1) }
+        add([.post], "/connect/par") { [self] in await pushAuthorization(&$0, config: $1) }
         add([.get, .post], "/connect/userinfo") { [self] exchange, _ in userinfo(&exchange) }
         add([.post], "/connect/revoke") { [self] in await revoke(&$0, config: $1) }
         add([.post], "/connect/introspect") { [self] in await introspect(&$0, config: $1) }
@@ -44,6 +45,17 @@ extension SimulatorCore {
         dev([.get], "/dev/stats") { [self] _, _ in statsEndpoint() }
         dev([.get], "/dev/users") { [self] exchange, _ in userEndpoint(exchange.queryValue("email")) }
         dev([.post], "/dev/users") { [self] exchange, _ in await createUser(&exchange) }
+        dev([.post], "/dev/users/signout") { [self] exchange, config in await signOutUser(&exchange, config: config) }
+        dev([.post], "/dev/users/disable") { [self] exchange, config in await disableUser(&exchange, config: config) }
+        dev([.get], "/dev/keys") { [self] _, _ in Reply.json(.ok, state.signingKey.json) }
+        dev([.post], "/dev/keys/rotate") { [self] exchange, _ in await rotateKeys(&exchange) }
+        dev([.post], "/dev/keys/publish") { [self] _, _ in
+            state.signingKey.publishCurrent()
+            return Reply.json(.ok, state.signingKey.json)
+        }
+        dev([.get], "/dev/backchannel") { [self] _, _ in
+            Reply.json(.ok, ["attempts": .array(state.backchannel.attempts.map(\.json))])
+        }
         dev([.get], "/dev/totp") { [self] exchange, _ in totpEndpoint(exchange.queryValue("email")) }
         dev([.get], "/dev/config") { [self] _, _ in Reply.json(.ok, state.config.json) }
         dev([.post], "/dev/config") { [self] exchange, _ in await changeConfig(&exchange) }

@@ -112,16 +112,22 @@ extension SimulatorCore {
                        refresh: config.tokens.refreshTokenLifetimeSeconds)
     }
 
-    /// Starts a family for a signed-in user and answers with its tokens.
+    /// Starts a family for a signed-in user and answers with its tokens
+    /// (`sid`: the browser sign-in's session id; a new one when nil). A
+    /// disabled user gets `invalid_grant`.
     func issueUserTokens(userId: String, proof: SignInProof, client: ClientRegistration, scopes: [String],
-                         resources: [String], config: SimulatorConfig, nonce: String? = nil,
+                         resources: [String], config: SimulatorConfig, nonce: String? = nil, sid: String? = nil,
                          familyNote: ((String) -> Void)? = nil) -> HTTPResponse {
         let withRefresh = scopes.contains("offline_access") && client.holds(GrantType.refreshToken)
         let now = state.now()
-        let (issued, user) = state.identity.withLock { store in
-            (store.startFamily(userId: userId, clientId: client.id, scopes: scopes, resources: resources, proof: proof,
-                               withRefresh: withRefresh, lifetimes: lifetimes(client, config), now: now),
-             store.users[userId])
+        let minted = state.identity.withLock { store -> (IssuedTokens, UserRecord)? in
+            guard let user = store.users[userId], !user.disabled else { return nil }
+            return (store.startFamily(userId: userId, clientId: client.id, scopes: scopes, resources: resources, proof: proof,
+                                      sid: sid, withRefresh: withRefresh, lifetimes: lifetimes(client, config), now: now),
+                    user)
+        }
+        guard let (issued, user) = minted else {
+            return Reply.oauth("invalid_grant", "The user account is disabled.")
         }
         familyNote?(issued.familyId)
         return tokenResponse(issued, user: user, client: client, config: config, nonce: nonce)

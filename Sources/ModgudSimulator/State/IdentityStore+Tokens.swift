@@ -29,9 +29,10 @@ extension IdentityStore {
     /// refresh token only when `withRefresh` (offline_access and the
     /// refresh_token grant).
     mutating func startFamily(userId: String?, clientId: String, scopes: [String], resources: [String],
-                              proof: SignInProof?, withRefresh: Bool, lifetimes: TokenLifetimes, now: Double) -> IssuedTokens {
+                              proof: SignInProof?, sid: String? = nil, withRefresh: Bool, lifetimes: TokenLifetimes,
+                              now: Double) -> IssuedTokens {
         let family = TokenFamily(id: Identifiers.guid(), userId: userId, clientId: clientId, scopes: scopes,
-                                 resources: resources, proof: proof, sid: Identifiers.guid(),
+                                 resources: resources, proof: proof, sid: sid ?? Identifiers.guid(),
                                  securityStamp: userId.flatMap { users[$0]?.securityStamp })
         families[family.id] = family
         return mint(familyId: family.id, scopes: scopes, resources: resources, withRefresh: withRefresh,

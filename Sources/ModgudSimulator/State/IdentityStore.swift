@@ -17,6 +17,9 @@ struct IdentityStore: Sendable {
     var accessTokens: [String: AccessTokenRecord] = [:]
     var refreshTokens: [String: RefreshTokenRecord] = [:]
     var authorizationCodes: [String: AuthorizationCodeRecord] = [:]
+    var browserSessions: [String: BrowserSession] = [:]
+    var passwordChallenges: [String: PasswordChallenge] = [:]
+    var pushedRequests: [String: PushedRequest] = [:]
     private var operationsSinceSweep = 0
 
     /// How e-mail addresses are compared: trimmed, lower-cased.
@@ -37,7 +40,7 @@ struct IdentityStore: Sendable {
         let record = UserRecord(
             id: existing?.id ?? seed.id ?? Identifiers.guid(), email: seed.email.trimmingSpaces,
             firstName: seed.firstName, lastName: seed.lastName, emailConfirmed: seed.emailConfirmed,
-            hasPassword: seed.hasPassword, totpSecret: seed.totpSecret.flatMap(Base32.decode),
+            hasPassword: seed.hasPassword, password: seed.password, disabled: existing?.disabled ?? false, totpSecret: seed.totpSecret.flatMap(Base32.decode),
             securityStamp: existing?.securityStamp ?? Identifiers.token(), createdAt: existing?.createdAt ?? now)
         users[record.id] = record
         emailIndex[key] = record.id
@@ -141,6 +144,8 @@ struct IdentityStore: Sendable {
         mfa = mfa.filter { $0.value.expiresAt > now }
         ceremonies = ceremonies.filter { $0.value.expiresAt > now }
         authorizationCodes = authorizationCodes.filter { $0.value.expiresAt > now }
+        passwordChallenges = passwordChallenges.filter { $0.value.expiresAt > now }
+        pushedRequests = pushedRequests.filter { $0.value.expiresAt > now }
         let expiredAccess = accessTokens.filter { $0.value.expiresAt <= now }
         for (token, record) in expiredAccess {
             accessTokens[token] = nil

@@ -6,6 +6,10 @@ struct UserRecord: Sendable {
     var lastName: String?
     var emailConfirmed: Bool
     var hasPassword: Bool
+    /// The sign-in page's password; nil: the user cannot sign in there.
+    var password: String?
+    /// Disabled by `POST /dev/users/disable`: every sign-in refused.
+    var disabled = false
     var totpSecret: [UInt8]?
     /// Rotated by "log out everywhere"; a refresh from before fails.
     var securityStamp: String
@@ -139,6 +143,8 @@ struct AuthorizationCodeRecord: Sendable {
     var resources: [String]
     var nonce: String?
     var proof: SignInProof
+    /// The browser sign-in's session id, shared by every client it serves.
+    var sid: String?
     var expiresAt: Double
     var redeemed = false
     var familyId: String?

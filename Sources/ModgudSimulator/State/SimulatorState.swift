@@ -16,7 +16,10 @@ final class SimulatorState: Sendable {
     let recorder: RequestRecorder
     let stats = SimulatorStats()
     let faults = FaultInjector()
-    let signingKey: SigningKey
+    /// The RS256 keys: the current signer and the previous, published one.
+    let signingKey: SigningKeyRing
+    /// Back-channel logout: the outgoing calls and their log.
+    let backchannel: BackchannelDelivery
     let logger: Logger
     /// The issuer, fixed once the listener is bound.
     private let issuerURL: Mutex<String>
@@ -25,7 +28,8 @@ final class SimulatorState: Sendable {
         startupConfig = config
         configuration = Mutex(config)
         recorder = RequestRecorder(capacity: config.requestLogCapacity)
-        self.signingKey = SigningKey(signingKey)
+        self.signingKey = SigningKeyRing(signingKey)
+        backchannel = BackchannelDelivery(logger: logger)
         self.logger = logger
         issuerURL = Mutex(config.publicURL ?? "http://\(config.listen)")
         seedUsers(config.users)
@@ -48,10 +52,16 @@ final class SimulatorState: Sendable {
 
     func now() -> Double { clock.now() }
 
+    /// Creates the seeded users; one without a password of its own gets
+    /// the realm's default password.
     func seedUsers(_ seeds: [UserSeed]) {
         let now = clock.now()
+        let defaultPassword = config.realm.defaultPassword
         identity.withLock { store in
-            for seed in seeds { store.upsert(seed, now: now) }
+            for var seed in seeds {
+                if seed.password == nil { seed.password = defaultPassword }
+                store.upsert(seed, now: now)
+            }
         }
     }
 
@@ -66,6 +76,7 @@ final class SimulatorState: Sendable {
         recorder.reset(capacity: config.requestLogCapacity)
         stats.reset()
         faults.reset()
+        backchannel.reset()
         clock.reset()
     }
 
