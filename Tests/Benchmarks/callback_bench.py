@@ -3,7 +3,7 @@
 Starts redis-server, modgud-sim (release, no jitter, rate limits off) and
 the gateway (release), then signs a user in through Modgud's pages N times
 one after another, each as a fresh browser: `GET /bff/login`, the
-simulator's authorize endpoint, `GET /bff/callback`. The gateway's access
+simulator's sign-in page (e-mail and password), `GET /bff/callback`. The gateway's access
 line gives the callback's total time; the simulator's request log gives
 the time it spent in `/connect/token` and `/connect/userinfo`. The
 difference is the gateway's own work: taking the flow record from Redis,
@@ -13,8 +13,10 @@ first 20 sign-ins (JWKS fetch, warm-up) are left out. Prints p50/p90/p99.
 
 Usage: Tests/Benchmarks/callback.sh [callbacks=300]
 """
+import html
 import http.client
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -27,23 +29,40 @@ WARMUP = 20
 ORIGIN = "http://localhost:8080"
 
 
-def get(port: int, target: str, cookie: str | None = None):
-    """One GET to 127.0.0.1:`port`, no redirect followed: (status, headers)."""
+def request(port: int, method: str, target: str, cookie: str | None = None, form: list | None = None):
+    """One request to 127.0.0.1:`port`, no redirect followed: (status, headers, body text)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     headers = {"Cookie": cookie} if cookie else {}
-    connection.request("GET", target, headers=headers)
+    body = None
+    if form is not None:
+        body = urllib.parse.urlencode(form)
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
+    connection.request(method, target, body=body, headers=headers)
     response = connection.getresponse()
-    response.read()
+    text = response.read().decode()
     connection.close()
-    return response.status, response.headers
+    return response.status, response.headers, text
 
 
-def authorize_to_callback(sim_port: int, location: str) -> str:
-    """Modgud's sign-in from the authorize URL to the redirect back: the
-    simulator signs in the user its `login_hint` names. Returns the
-    callback's path and query."""
+def get(port: int, target: str, cookie: str | None = None):
+    status, headers, _ = request(port, "GET", target, cookie)
+    return status, headers
+
+
+HIDDEN = re.compile(r'<input type="hidden" name="([^"]*)" value="([^"]*)">')
+
+
+def authorize_to_callback(sim_port: int, location: str, email: str, password: str = "simulator") -> str:
+    """Modgud's sign-in from the authorize URL to the redirect back, as a
+    person at the simulator's sign-in page: its form posted back with the
+    page's hidden fields, the e-mail address and the seeded password.
+    Returns the callback's path and query."""
     target = location.split(f"127.0.0.1:{sim_port}", 1)[1]
-    status, headers = get(sim_port, target)
+    status, headers, page = request(sim_port, "GET", target)
+    if status == 200:
+        fields = [(html.unescape(n), html.unescape(v)) for n, v in HIDDEN.findall(page)]
+        status, headers, _ = request(sim_port, "POST", "/connect/authorize",
+                                     form=fields + [("email", email), ("password", password)])
     assert status == 302, status
     back = headers["Location"]
     assert back.startswith(ORIGIN + "/bff/callback?"), back
@@ -79,7 +98,7 @@ def main() -> int:
             status, headers = get(public_port, "/bff/login?loginHint=ada%40example.com&returnUrl=%2Fapp")
             assert status == 302, status
             flow = headers["Set-Cookie"].split(";", 1)[0]
-            back = authorize_to_callback(sim_port, headers["Location"])
+            back = authorize_to_callback(sim_port, headers["Location"], "ada@example.com")
             status, headers = get(public_port, back, cookie=flow)
             assert status == 302 and headers["Location"] == "/app", (status, headers["Location"])
         records = []

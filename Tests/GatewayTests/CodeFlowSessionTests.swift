@@ -89,7 +89,8 @@ struct CodeFlowSessionTests {
             #expect(all.json?["features"]?[key]?.boolValue != nil, "\(key) present")
         }
         #expect(all.json?["features"]?["sessions"]?.boolValue == true)
-        #expect(all.json?["features"]?["backchannelLogout"]?.boolValue == false, "the simulator advertises none")
+        #expect(open.harness.service.modgud?.endpoints.backchannelLogoutSupported == true)
+        #expect(all.json?["features"]?["backchannelLogout"]?.boolValue == true, "as discovery advertises it")
         await open.stop()
 
         let closed = try await CodeFlowDeployment.start(simulator: { config in

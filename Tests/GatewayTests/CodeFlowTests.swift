@@ -140,7 +140,7 @@ struct CodeFlowTests {
         #expect(push.value("login_hint") == grace)
         #expect(push.value("mfa_token")?.isEmpty == false, "the mfa_token travels only in the pushed request")
         let totp = try #require(deployment.simulator.totpCode(for: grace))
-        let back = try await deployment.callback(browser, deployment.authorize(location, extra: [("totp_code", totp)]))
+        let back = try await deployment.callback(browser, deployment.authorize(location, email: grace, totp: totp))
         #expect(back.status == 302 && back.header("Location") == "/after-mfa")
         #expect(try await browser.get("/bff/user").json?["user"]?["email"]?.stringValue == grace)
         // The pending second factor was taken: a second try has none.

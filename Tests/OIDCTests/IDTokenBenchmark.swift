@@ -1,5 +1,6 @@
 import Core
 import Foundation
+@testable import ModgudSimulator
 import OIDC
 import Testing
 

@@ -7,12 +7,12 @@ import Synchronization
 import TestSupport
 @testable import Gateway
 
-/// A hop in front of the simulator that can add pushed authorization
-/// requests (RFC 9126) to it: with `par` on, discovery advertises
-/// `/connect/par`, which keeps the pushed parameters under a `request_uri`
-/// (single use), and `/connect/authorize?client_id&request_uri` expands
-/// them for the simulator. With `par` off, discovery advertises none.
-/// Everything else goes to the simulator as it is. Every push is recorded.
+/// A recording hop in front of the simulator: it keeps every pushed
+/// authorization request (`/connect/par`, the simulator's own, which the
+/// discovery document advertises while the realm's `par` is on) and every
+/// token call's form, can answer pushes with a failure instead, and can
+/// replace the id_tokens of token answers. Everything else goes to the
+/// simulator as it is.
 final class ModgudFront: Sendable {
     struct Push: Sendable {
         var headers: HTTPHeaders
@@ -23,7 +23,6 @@ final class ModgudFront: Sendable {
     private struct State {
         var simulator: Simulator?
         var waiting: [CheckedContinuation<Simulator, Never>] = []
-        var pushed: [String: [(name: String, value: String)]] = [:]
         var pushes: [Push] = []
         /// A status `/connect/par` answers with instead (429, 500).
         var parFailure: Int?
@@ -34,17 +33,16 @@ final class ModgudFront: Sendable {
         var tokenForms: [[(name: String, value: String)]] = []
     }
 
-    let par: Bool
     private let state = Mutex(State())
     private let server = Mutex<LoopbackServer?>(nil)
     private let port = Mutex<UInt16>(0)
 
     var baseURL: String { "http://127.0.0.1:\(port.withLock { $0 })" }
 
-    private init(par: Bool) { self.par = par }
+    private init() {}
 
-    static func start(par: Bool) async throws -> ModgudFront {
-        let front = ModgudFront(par: par)
+    static func start() async throws -> ModgudFront {
+        let front = ModgudFront()
         let server = try await LoopbackServer.launch(loops: 1, name: "modgud-front", configure: { _ in }) { request in
             await front.respond(request)
         }
@@ -83,30 +81,16 @@ final class ModgudFront: Sendable {
     private func respond(_ request: HTTPRequest) async -> HTTPResponse {
         let simulator = await attached()
         let path = String(request.path)
-        if path == "/.well-known/openid-configuration" {
-            let response = await simulator.respond(request)
-            guard case .bytes(let bytes) = response.body, case .object(var document)? = try? JSON.parse(bytes) else { return response }
-            document["pushed_authorization_request_endpoint"] = par ? .string(baseURL + "/connect/par") : nil
-            return HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"], bytes: JSON.object(document).serialized)
-        }
-        if par, path == "/connect/par", request.method == .post {
-            let body = (try? await request.body.collect(upTo: 1 << 16)) ?? []
-            return push(request.headers, FormURLEncoded.parse(body) ?? [])
-        }
-        if par, path == "/connect/authorize", let query = request.head.query, let pairs = FormURLEncoded.parse(query),
-           let uri = pairs.first(where: { $0.name == "request_uri" })?.value {
-            guard let fields = state.withLock({ $0.pushed.removeValue(forKey: uri) }),
-                  pairs.first(where: { $0.name == "client_id" })?.value == fields.first(where: { $0.name == "client_id" })?.value
-            else { return HTTPResponse(status: .badRequest, bytes: Array("unknown request_uri".utf8)) }
-            var head = request.head
-            // What the pushed request named, and what a form of the page adds.
-            let added = pairs.filter { $0.name != "client_id" && $0.name != "request_uri" }
-            head.target = "/connect/authorize?" + FormURLEncoded.serialize((fields + added).map { ($0.name, $0.value) })
-            return await simulator.respond(HTTPRequest(head: head, body: .bytes([]), peer: request.peer))
-        }
         let body = (try? await request.body.collect(upTo: 1 << 20)) ?? []
         var head = request.head
         head.framing = body.isEmpty ? .none : .contentLength(body.count)
+        if path == "/connect/par" {
+            let failure = state.withLock { state -> Int? in
+                state.pushes.append(Push(headers: request.headers, fields: FormURLEncoded.parse(body) ?? []))
+                return state.parFailure
+            }
+            if let failure { return Self.failure(failure) }
+        }
         let response = await simulator.respond(HTTPRequest(head: head, body: .bytes(body), peer: request.peer))
         if path == "/connect/token" { state.withLock { $0.tokenForms.append(FormURLEncoded.parse(body) ?? []) } }
         guard path == "/connect/token", let make = state.withLock({ $0.idTokens }), case .bytes(let bytes) = response.body,
@@ -118,24 +102,12 @@ final class ModgudFront: Sendable {
                             bytes: JSON.object(answer).serialized)
     }
 
-    private func push(_ headers: HTTPHeaders, _ fields: [(name: String, value: String)]) -> HTTPResponse {
-        let failure = state.withLock { state -> Int? in
-            state.pushes.append(Push(headers: headers, fields: fields))
-            return state.parFailure
-        }
-        if let failure {
-            var answer: HTTPHeaders = ["Content-Type": "application/json"]
-            if failure == 429 { answer.add("Retry-After", "7") }
-            return HTTPResponse(status: HTTPStatus(failure), headers: answer,
-                                bytes: Array(#"{"error":"slow_down","error_description":"Too many requests."}"#.utf8))
-        }
-        guard headers["Authorization"] == AccountDeployment.clientBasic else {
-            return HTTPResponse(status: .unauthorized, bytes: Array(#"{"error":"invalid_client"}"#.utf8))
-        }
-        let uri = "urn:ietf:params:oauth:request_uri:" + String(UInt64.random(in: 1...UInt64.max), radix: 36)
-        state.withLock { $0.pushed[uri] = fields }
-        return HTTPResponse(status: HTTPStatus(201), headers: ["Content-Type": "application/json"],
-                            bytes: JSON.object(["request_uri": .string(uri), "expires_in": 60]).serialized)
+    /// Modgud's 429 (with `Retry-After`) or another failure.
+    private static func failure(_ status: Int) -> HTTPResponse {
+        var headers: HTTPHeaders = ["Content-Type": "application/json"]
+        if status == 429 { headers.add("Retry-After", "7") }
+        return HTTPResponse(status: HTTPStatus(status), headers: headers,
+                            bytes: Array(#"{"error":"slow_down","error_description":"Too many requests."}"#.utf8))
     }
 
     private func attached() async -> Simulator {
@@ -160,13 +132,16 @@ struct CodeFlowDeployment {
 
     static func start(par: Bool = false, gateway configure: (inout GatewayConfig) -> Void = { _ in },
                       simulator simulate: @Sendable (inout SimulatorConfig) -> Void = { _ in }) async throws -> CodeFlowDeployment {
-        let front = try await ModgudFront.start(par: par)
+        let front = try await ModgudFront.start()
         let url = front.baseURL
         let harness = try await GatewayHarness.start(gateway: { config in
             config.signInErrorPath = "/signin-error"
             configure(&config)
             config.modgudURL = HTTPURL(url)
-        }, simulator: simulate)
+        }, simulator: { config in
+            config.realm.par = par
+            simulate(&config)
+        })
         front.attach(harness.simulator)
         // Discovery settles before the first sign-in (issuer, PAR endpoint).
         _ = await harness.service.modgud?.discover()
@@ -188,21 +163,56 @@ struct CodeFlowDeployment {
                                headers: [("Sec-Fetch-Site", "same-origin"), ("Sec-Fetch-Mode", "navigate")], csrf: false)
     }
 
-    /// THE step that drives Modgud's authorize endpoint from the URL
-    /// `/bff/login` redirected to, to the redirect back to the gateway:
-    /// the simulator signs in the user its `login_hint` names; `extra`
-    /// adds form fields (a TOTP code). Returns the callback's path and query.
-    func authorize(_ location: String, extra: [(String, String)] = []) async throws -> String {
+    /// THE step that drives Modgud's authorize endpoint, from the URL
+    /// `/bff/login` redirected to, to the redirect back to the gateway, as
+    /// a person at the simulator's sign-in page: the page's form gets
+    /// `email` and the seeded password, and a second-factor page `totp`.
+    /// Returns the callback's path and query.
+    func authorize(_ location: String, email: String = "ada@example.com", password: String = "simulator",
+                   totp: String? = nil) async throws -> String {
         let base = front.baseURL
         guard location.hasPrefix(base) else { throw Failure.step("authorize URL off Modgud: \(location)") }
-        var target = String(location.dropFirst(base.count))
-        if !extra.isEmpty { target += "&" + FormURLEncoded.serialize(extra) }
-        let client = try RawClient(port: UInt16(base.split(separator: ":").last!)!, timeout: 10)
-        await client.send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-        guard let answer = await client.readResponses(1).first, answer.status == 302,
-              let back = answer.header("Location"), back.hasPrefix(Self.origin + "/bff/callback?")
-        else { throw Failure.step("authorize did not redirect back") }
+        var answer = try await Self.modgud(base, "GET", String(location.dropFirst(base.count)))
+        for _ in 0..<3 where answer.status == 200 {
+            let page = answer.bodyText
+            var fields = Self.hiddenFields(page)
+            if page.contains(#"name="password""#) { fields += [("email", email), ("password", password)] }
+            if page.contains(#"name="totp_code""#) {
+                guard let totp else { throw Failure.step("a second factor was asked for") }
+                fields.append(("totp_code", totp))
+            }
+            answer = try await Self.modgud(base, "POST", "/connect/authorize", form: fields)
+        }
+        guard answer.status == 302, let back = answer.header("Location"), back.hasPrefix(Self.origin + "/bff/callback?")
+        else { throw Failure.step("authorize did not redirect back: \(answer.status)") }
         return String(back.dropFirst(Self.origin.count))
+    }
+
+    /// One request to Modgud over a socket, as the browser makes it.
+    private static func modgud(_ base: String, _ method: String, _ target: String,
+                               form: [(String, String)]? = nil) async throws -> RawResponse {
+        let client = try RawClient(port: UInt16(base.split(separator: ":").last!)!, timeout: 10)
+        let body = form.map { Array(FormURLEncoded.serialize($0).utf8) } ?? []
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        if form != nil { head += "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.count)\r\n" }
+        await client.send(Array((head + "\r\n").utf8) + body)
+        guard let answer = await client.readResponses(1).first else { throw Failure.step("Modgud did not answer") }
+        return answer
+    }
+
+    /// The `<input type="hidden">` fields of a sign-in page, unescaped.
+    static func hiddenFields(_ html: String) -> [(String, String)] {
+        html.matches(of: /<input type="hidden" name="([^"]*)" value="([^"]*)">/).map {
+            (unescape(String($0.output.1)), unescape(String($0.output.2)))
+        }
+    }
+
+    static func unescape(_ text: String) -> String {
+        var result = text
+        for (entity, character) in [("&quot;", "\""), ("&#39;", "'"), ("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&")] {
+            result = result.split(separator: entity, omittingEmptySubsequences: false).joined(separator: character)
+        }
+        return result
     }
 
     /// `GET /bff/callback?…` as the navigation Modgud's redirect makes.
