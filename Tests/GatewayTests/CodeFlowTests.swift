@@ -149,6 +149,21 @@ struct CodeFlowTests {
         await deployment.stop()
     }
 
+    @Test func aFailedContinueMFALeavesTheSecondFactorWaiting() async throws {
+        let deployment = try await CodeFlowDeployment.start(par: true)
+        let browser = deployment.browser()
+        let grace = "grace@example.com"
+        _ = try await SignInFlowTests.signInWithCode(deployment.harness, browser, email: grace)
+        deployment.front.failPushes(with: 500)
+        let failed = try await deployment.login(browser, "continue=mfa")
+        #expect(failed.header("Location") == "/signin-error?error=server_error")
+        // The second factor can still be given here.
+        let totp = try #require(deployment.simulator.totpCode(for: grace))
+        let done = try await browser.post("/bff/mfa", ["totpCode": .string(totp)])
+        #expect(done.status == 200)
+        await deployment.stop()
+    }
+
     @Test func continueMFAWithoutPARNamesTheUserButNeverTheToken() async throws {
         let deployment = try await CodeFlowDeployment.start()
         let browser = deployment.browser()

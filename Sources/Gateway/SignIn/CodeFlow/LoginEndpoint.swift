@@ -23,6 +23,7 @@ struct LoginEndpoint: Sendable {
             return errorRedirect(.invalidRequest)
         }
         var mfaToken: Secret?
+        var pendingMFA: FlowState?
         if query.first(where: { $0.name == "continue" })?.value == "mfa" {
             // The sign-in waiting for its second factor continues at Modgud.
             let pending: FlowState?
@@ -35,10 +36,24 @@ struct LoginEndpoint: Sendable {
                 context.logger.info("signin.login_refused", ["reason": "no_pending_mfa"])
                 return errorRedirect(.loginRequired)
             }
+            pendingMFA = pending
             mfaToken = pending.mfaToken
             options.prompt = "login"
             options.loginHint = pending.values[Self.emailValue]?.revealed
         }
+        let answer = await start(returnPath, options, mfaToken: mfaToken, request, context)
+        let toModgud = answer.status == .found
+            && answer.headers["Location"]?.hasPrefix(shared.modgud.endpoints.authorization) == true
+        if let pendingMFA, !toModgud {
+            // Nothing reached Modgud's page: the second factor stays waiting here.
+            await shared.restoreFlow(pendingMFA, request, context)
+        }
+        return answer
+    }
+
+    /// The flow record and the redirect to Modgud for one sign-in.
+    private func start(_ returnPath: String, _ options: AuthorizeRequest.Options, mfaToken: Secret?,
+                       _ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
         let modgud = shared.modgud
         let authorize: AuthorizeRequest
         do {
