@@ -19,6 +19,7 @@ public enum TokenGrant: Sendable {
     public static let otpType = "urn:cocoar:otp"
     public static let magicType = "urn:cocoar:magic"
     public static let passkeyType = "urn:cocoar:passkey"
+    /// The code flow's grant type (`.authorizationCode`).
     public static let authorizationCodeType = "authorization_code"
 
     /// The grant type this request uses.

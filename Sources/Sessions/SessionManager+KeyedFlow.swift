@@ -14,7 +14,8 @@ extension SessionManager {
     ///
     /// - Returns: the `Set-Cookie` value of the flow cookie (`SameSite=Lax`,
     ///   so that it comes back on the identity server's top-level redirect),
-    ///   its `Max-Age` renewed to the flow lifetime.
+    ///   its `Max-Age` renewed to the flow lifetime (none for browser-session
+    ///   cookies).
     public func beginKeyedFlow(_ state: FlowState, key: String, cookieHeader: String?) async throws(SessionError) -> Secret {
         let now = clock.unixMilliseconds()
         let lifetime = configuration.flowLifetime
@@ -25,8 +26,9 @@ extension SessionManager {
         try await call { () async throws(SessionStoreError) in
             try await store.save(handle.storeKey, record: record, ttl: lifetime)
         }
-        return Secret(CookieHeader.setCookie(name: configuration.flowCookieName, value: cookieValue,
-                                             maxAge: lifetime.wholeMilliseconds / 1000, sameSite: "Lax"))
+        let maxAge = configuration.cookieLifetime == .untilAbsoluteExpiry ? lifetime.wholeMilliseconds / 1000 : nil
+        return Secret(CookieHeader.setCookie(name: configuration.flowCookieName, value: cookieValue, maxAge: maxAge,
+                                             sameSite: "Lax"))
     }
 
     /// The cookie value to use (the browser's own when it sent exactly one
