@@ -35,6 +35,7 @@ public enum ConfigLoader {
         let accessLog = reader.boolean(.accessLog)
         let signIn = readSignInSettings(&reader)
         let limits = readLimitSettings(&reader)
+        let codeFlow = readCodeFlowSettings(&reader)
 
         if let listen, let adminListen, listen.conflicts(with: adminListen) {
             reader.report(.adminListen, "\(adminListen) would share a port with BFF_LISTEN (\(listen))")
@@ -64,6 +65,7 @@ public enum ConfigLoader {
         config.allowedHTTPHosts = allowedHTTPHosts
         signIn(&config)
         limits(&config)
+        codeFlow(&config)
         return .success(config)
     }
 

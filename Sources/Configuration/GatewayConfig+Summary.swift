@@ -51,6 +51,10 @@ extension GatewayConfig: CustomStringConvertible {
             SettingDefinition.bodyRateGrace.name: milliseconds(bodyRateGrace),
             SettingDefinition.proxyMaxBodyBytes.name: String(proxyMaxBodyBytes),
             SettingDefinition.maxConnectionsPerAddress.name: String(maxConnectionsPerAddress),
+            SettingDefinition.codeFlow.name: String(codeFlow),
+            SettingDefinition.signInErrorPath.name: signInErrorPath,
+            SettingDefinition.postLogoutRedirectURI.name: postLogoutRedirect,
+            SettingDefinition.idTokenSkew.name: String(idTokenSkew.components.seconds),
         ]
         return SettingDefinition.all.map { setting in
             let value = setting.isSecret && values[setting.name] != notSet ? "<redacted>" : values[setting.name]

@@ -86,6 +86,21 @@ public struct GatewayConfig: Sendable {
     public var proxyMaxBodyBytes: Int = 10 << 20
     /// BFF_MAX_CONNECTIONS_PER_ADDRESS; 0 turns the cap off.
     public var maxConnectionsPerAddress: Int = 256
+    /// BFF_CODE_FLOW: `/bff/login` and `/bff/callback` are served.
+    public var codeFlow: Bool = true
+    /// BFF_SIGNIN_ERROR_PATH: a same-origin path (`ReturnPath`).
+    public var signInErrorPath: String = "/"
+    /// BFF_POST_LOGOUT_REDIRECT_URI as given; nil: ``postLogoutRedirect``
+    /// is the public origin's `/`.
+    public var postLogoutRedirectURI: String?
+    /// BFF_ID_TOKEN_SKEW_S.
+    public var idTokenSkew: Duration = .seconds(60)
+
+    /// Where Modgud's end-session page sends the browser.
+    public var postLogoutRedirect: String { postLogoutRedirectURI ?? publicOrigin.description + "/" }
+
+    /// The code flow's redirect URI: `<public origin>/bff/callback`.
+    public var redirectURI: String { publicOrigin.description + "/bff/callback" }
 
     /// The prefix browsers honour only on a cookie that is `Secure`, has
     /// `Path=/` and no `Domain` (RFC 6265bis): one no sibling subdomain and

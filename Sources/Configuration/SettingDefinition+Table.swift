@@ -7,6 +7,7 @@ extension SettingDefinition {
         forwardedHeader, modgudTimeout, modgudCAFile, scopes, resource, sessionCookie, allowInsecureCookieName, sessionIdleTimeout,
         sessionAbsoluteTimeout, sessionCacheStaleness, machineClientID, machineClientSecret, refreshSkew, refreshReuseLeeway, upstreamTimeout,
         bodyMinRate, bodyRateGrace, proxyMaxBodyBytes, maxConnectionsPerAddress,
+        codeFlow, signInErrorPath, postLogoutRedirectURI, idTokenSkew,
     ]
 
     /// The row for an environment variable name, if there is one.

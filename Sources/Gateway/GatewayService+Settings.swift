@@ -2,6 +2,7 @@ import Configuration
 import Core
 import HTTP
 import Modgud
+import Observability
 import Redis
 import Sessions
 import SessionsRedis
@@ -82,12 +83,21 @@ extension GatewayService {
                                                                                  maxStaleness: config.sessionCacheStaleness))
     }
 
-    /// What `/bff/capabilities` reports.
+    /// What `/bff/capabilities` reports from the configuration alone;
+    /// `Capabilities.merge` narrows it by Modgud's policy at each request.
     static func capabilities(_ config: GatewayConfig) -> JSON {
         let signIn = config.modgudURL != nil && config.client != nil
-        return ["signIn": ["emailCode": .bool(signIn), "magicLink": .bool(signIn), "passkey": .bool(signIn), "register": .bool(signIn)],
+        return ["signIn": ["emailCode": .bool(signIn), "magicLink": .bool(signIn), "passkey": .bool(signIn), "register": .bool(signIn),
+                           "codeFlow": .bool(signIn && config.codeFlow)],
                 "features": ["apiProxy": .bool(!config.routes.isEmpty), "passkeyManagement": .bool(signIn),
-                             "logout": .bool(signIn)]]
+                             "logout": .bool(signIn), "sessions": .bool(signIn)]]
+    }
+
+    /// The code flow's redirect URI, error path, post-logout redirect and counters.
+    static func codeFlowSettings(_ config: GatewayConfig, metrics: MetricsRegistry) -> CodeFlowSettings {
+        CodeFlowSettings(redirectURI: config.redirectURI, errorPath: config.signInErrorPath,
+                         postLogoutRedirect: config.postLogoutRedirect, enabled: config.codeFlow,
+                         metrics: CodeFlowMetrics(metrics))
     }
 
     /// `/readyz`: Redis answers PING; Modgud answers its discovery document

@@ -83,10 +83,12 @@ public final class GatewayService: Sendable {
             if config.machineClient != nil {
                 clientTokens = ClientTokenCache(modgud: modgud, relay: relay, skew: config.refreshSkew)
             }
-            let shared = SignInContext(modgud: modgud, sessions: sessions, relay: relay, addresses: addresses)
+            let identity = IdentityTokens(modgud: modgud, skew: Int64(config.idTokenSkew.components.seconds))
+            let shared = SignInContext(modgud: modgud, sessions: sessions, relay: relay, addresses: addresses, identity: identity)
             let ends = SessionEndCounters(metrics: metrics)
             let sessionList = SessionListEndpoints(shared: shared, revoker: coordinator.revoker, counters: ends)
-            SignInEndpoints(shared: shared, refresher: coordinator, capabilities: Self.capabilities(config), sessionList: sessionList)
+            SignInEndpoints(shared: shared, refresher: coordinator, capabilities: Self.capabilities(config),
+                            codeFlow: Self.codeFlowSettings(config, metrics: metrics), sessionList: sessionList)
                 .register(in: &publicRouter, options: bodyLimit)
             BackchannelLogoutEndpoint(shared: shared, replays: records, counters: ends).register(in: &publicRouter)
         }

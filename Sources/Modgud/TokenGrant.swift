@@ -11,10 +11,16 @@ public enum TokenGrant: Sendable {
     case mfa(grantType: String, mfaToken: Secret, totpCode: Secret)
     case refresh(refreshToken: Secret)
     case clientCredentials
+    /// The authorization code from the code flow's callback, with the PKCE
+    /// verifier and the redirect URI the authorize request named. The
+    /// audiences were asked for at the authorize request.
+    case authorizationCode(code: Secret, verifier: Secret, redirectURI: String)
 
     public static let otpType = "urn:cocoar:otp"
     public static let magicType = "urn:cocoar:magic"
     public static let passkeyType = "urn:cocoar:passkey"
+    /// The code flow's grant type (`.authorizationCode`).
+    public static let authorizationCodeType = "authorization_code"
 
     /// The grant type this request uses.
     public var grantType: String {
@@ -25,6 +31,7 @@ public enum TokenGrant: Sendable {
         case .mfa(let grantType, _, _): grantType
         case .refresh: "refresh_token"
         case .clientCredentials: "client_credentials"
+        case .authorizationCode: Self.authorizationCodeType
         }
     }
 
@@ -32,7 +39,7 @@ public enum TokenGrant: Sendable {
     /// (`resource`): the magic-link grant does not, nor its second step.
     public var asksForAudiences: Bool {
         switch self {
-        case .otp, .passkey: true
+        case .otp, .passkey, .authorizationCode: true
         case .magic: false
         case .mfa(let grantType, _, _): grantType != Self.magicType
         case .refresh, .clientCredentials: false
@@ -68,6 +75,8 @@ public enum TokenGrant: Sendable {
         case .clientCredentials:
             if let scope { fields.append(("scope", scope)) }
             fields += resource
+        case .authorizationCode(let code, let verifier, let redirectURI):
+            fields += [("code", code.revealed), ("redirect_uri", redirectURI), ("code_verifier", verifier.revealed)]
         }
         return fields
     }

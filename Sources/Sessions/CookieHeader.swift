@@ -89,12 +89,12 @@ enum CookieHeader {
         }
     }
 
-    /// `name=value; Path=/; [Max-Age=n; ]HttpOnly; Secure; SameSite=Strict`,
+    /// `name=value; Path=/; [Max-Age=n; ]HttpOnly; Secure; SameSite=Strict` (or `sameSite`),
     /// with no `Domain` (required by the `__Host-` prefix).
-    static func setCookie(name: String, value: String, maxAge: Int64?) -> String {
+    static func setCookie(name: String, value: String, maxAge: Int64?, sameSite: String = "Strict") -> String {
         var text = name + "=" + value + "; Path=/"
         if let maxAge { text += "; Max-Age=\(max(0, maxAge))" }
-        return text + "; HttpOnly; Secure; SameSite=Strict"
+        return text + "; HttpOnly; Secure; SameSite=" + sameSite
     }
 
     /// The first offset of `byte` in `bytes[range]`, or nil.

@@ -21,6 +21,9 @@ struct RecordScheme: Sendable {
 
     static let session = RecordScheme(kind: "session", keyPrefix: "")
     static let flow = RecordScheme(kind: "flow", keyPrefix: "flow:")
+    /// Authorization-code flow records: several per flow cookie, one per
+    /// `state`, each derived from the cookie and its key together.
+    static let codeFlow = RecordScheme(kind: "code-flow", keyPrefix: "flow:")
 
     /// The cookie value's length in random bytes (256 bits).
     static let cookieByteCount = 32
@@ -46,6 +49,16 @@ struct RecordScheme: Sendable {
               bytes.count == Self.cookieByteCount
         else { return nil }
         return try handle(cookieBytes: bytes)
+    }
+
+    /// The handle of the record kept under a cookie value and `key` (the
+    /// cookie's 32 bytes, a zero byte, then `key`): found only with both.
+    /// Nil when the cookie value is not well-formed.
+    func handle(cookieValue: Substring.UTF8View, key: String) throws(CryptoError) -> RecordHandle? {
+        guard cookieValue.count == 43, let bytes = Base64URL.decode(utf8: cookieValue),
+              bytes.count == Self.cookieByteCount
+        else { return nil }
+        return try handle(cookieBytes: bytes + [0] + Array(key.utf8))
     }
 
     private func handle(cookieBytes: [UInt8]) throws(CryptoError) -> RecordHandle {

@@ -22,6 +22,11 @@ What is checked, in a real browser:
 - Passkeys: enrolment with the browser's navigator.credentials.create, then
   sign-out and sign-in with navigator.credentials.get.
 - Logout: 204, the cookie is gone, /bff/user answers 401.
+- Sign-in through Modgud's own pages: /bff/login → the simulator's sign-in
+  page (password, then TOTP) → /bff/callback → the return path; the
+  SameSite=Strict session cookie is sent on the next fetch after that
+  cross-site redirect chain; logout answers the end-session URL, which the
+  simulator takes.
 
 Usage: python3 Tests/Browser/browser_test.py [binary directory, default .build/debug]
 Needs: chromium (apt), playwright (PyPI), nginx, redis-server; Tests/run
@@ -257,6 +262,34 @@ def run_browser(origin: str, front_port: int, sim_port: int, work: Path) -> None
               "passkey sign-in with navigator.credentials.get: 200 with the user", signed_in)
         check(len(session_cookies()) == 1, "…a new session cookie")
         check(bff("GET", "/bff/user")["status"] == 200, "…and /bff/user answers 200")
+        bff("POST", "/bff/logout")
+
+        # Sign-in through Modgud's own pages: /bff/login, the simulator's
+        # sign-in page on another site, the callback, back at the front end.
+        page.goto(f"{origin}/bff/login?returnUrl=%2Findex.html%3Fvia%3Dcode&loginHint={EMAIL}")
+        check(page.url.startswith(f"http://127.0.0.1:{sim_port}/connect/authorize"), "/bff/login: at Modgud's page", page.url)
+        flow = [c for c in context.cookies() if c["name"] == "__Host-bff-flow"]
+        check(len(flow) == 1 and flow[0]["httpOnly"] and flow[0]["secure"] and flow[0]["sameSite"] == "Lax",
+              "…the flow cookie stored HttpOnly, Secure, SameSite=Lax", flow)
+        check(page.input_value("#email") == EMAIL, "…the e-mail pre-filled from loginHint")
+        page.fill("#password", "simulator")
+        page.click("button[type=submit]")
+        page.fill("#totp_code", totp(TOTP_SECRET))
+        with page.expect_navigation(url=f"{origin}/index.html?via=code"):
+            page.click("button[type=submit]")
+        check(page.url == f"{origin}/index.html?via=code", "…back at the front end's return path", page.url)
+        cookies = session_cookies()
+        check(len(cookies) == 1 and cookies[0]["sameSite"] == "Strict", "…a SameSite=Strict session cookie", cookies)
+        user = bff("GET", "/bff/user")
+        check(user["status"] == 200 and user["json"]["user"]["email"] == EMAIL,
+              "…sent on the next fetch after the cross-site redirect chain: /bff/user 200", user)
+        ended = bff("POST", "/bff/logout")
+        end_url = (ended["json"] or {}).get("endSessionUrl", "")
+        check(ended["status"] == 200 and end_url.startswith(f"http://127.0.0.1:{sim_port}/connect/logout?")
+              and "id_token_hint=" in end_url, "POST /bff/logout of that session: 200 with the end-session URL", ended)
+        page.goto(end_url)
+        check(page.url.startswith(origin + "/"), "…which Modgud takes, back at the front end", page.url)
+        check(bff("GET", "/bff/user")["status"] == 401, "…and /bff/user answers 401")
         browser.close()
 
 

@@ -68,11 +68,13 @@ struct SessionListEndpoints: Sendable {
 
     /// `POST /bff/logout` with `{"everywhere":true}`: every session of the
     /// user ends, this one too, and every token they held is revoked before
-    /// the answer, `204` with the cookie expired (also without a session).
-    /// A store that fails still lets this session's tokens be revoked, and
+    /// the answer, `204` with the cookie expired (also without a session),
+    /// or what `endSession` answers for this session (the end-session URL
+    /// of a `/bff/login` sign-in). A store that fails still lets this session's tokens be revoked, and
     /// answers its 503 with the cookie expired. Nil when the body does not
     /// ask for it (a plain logout).
-    func logoutEverywhere(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse? {
+    func logoutEverywhere(_ request: HTTPRequest, _ context: RequestContext,
+                          endSession: (Session, String) -> HTTPResponse? = { _, _ in nil }) async throws -> HTTPResponse? {
         guard try await Self.asksEverywhere(request, context) else { return nil }
         let expired = shared.sessions.expiringCookie()
         let done = HTTPResponse(status: .noContent, headers: ["Set-Cookie": expired, "Cache-Control": "no-store"])
@@ -102,7 +104,7 @@ struct SessionListEndpoints: Sendable {
             throw storeFailure.withCookie(expired)
         }
         context.logger.info("logout.everywhere", ["sessions": .int(ended.count)])
-        return done
+        return endSession(session, expired) ?? done
     }
 
     /// Whether a logout's body asks to end every session: a JSON object

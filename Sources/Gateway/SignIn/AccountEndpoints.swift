@@ -13,6 +13,9 @@ struct AccountEndpoints: Sendable {
     let refresher: RefreshCoordinator
     /// The user's sessions, for `POST /bff/logout {"everywhere":true}`.
     var sessionList: SessionListEndpoints?
+    /// BFF_POST_LOGOUT_REDIRECT_URI, for the end-session URL of a
+    /// `/bff/login` session (`endSessionAnswer`).
+    var postLogoutRedirect: String?
 
     /// The flow-record grant of a passkey enrolment in progress.
     static let enrolmentGrant = "passkey-enrolment"
@@ -77,7 +80,9 @@ struct AccountEndpoints: Sendable {
     /// survives it can no longer be refreshed, and the browser gets the
     /// store's 503 with its cookie expired.
     private func logout(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        if let everywhere = try await sessionList?.logoutEverywhere(request, context) { return everywhere }
+        if let everywhere = try await sessionList?.logoutEverywhere(request, context, endSession: endSessionAnswer) {
+            return everywhere
+        }
         let expired = shared.sessions.expiringCookie()
         let session: Session
         do {
@@ -110,6 +115,7 @@ struct AccountEndpoints: Sendable {
             throw storeFailure.withCookie(expired)
         }
         context.logger.info("logout.completed")
+        if let answer = endSessionAnswer(session, expiredCookie: expired) { return answer }
         return HTTPResponse(status: .noContent, headers: ["Set-Cookie": expired, "Cache-Control": "no-store"])
     }
 

@@ -4,7 +4,8 @@ import Modgud
 import Routing
 import Sessions
 
-/// `GET /bff/user`, `GET /bff/app-info`, `GET /bff/capabilities`.
+/// `GET /bff/user`, `GET /bff/app-info`, `GET /bff/capabilities` (the
+/// configured methods and features narrowed by Modgud's policy, `Capabilities`).
 struct SessionEndpoints: Sendable {
     let shared: SignInContext
     let appInfo: AppInfoCache
@@ -25,6 +26,11 @@ struct SessionEndpoints: Sendable {
                 throw shared.relay.failure(error, endpoint: "app_info", context: context)
             }
         }
-        router.add(.get, "/bff/capabilities", options: options) { _, _ in .json(.ok, capabilities) }
+        router.add(.get, "/bff/capabilities", options: options) { _, _ in
+            // Modgud's policy from the app-info cache (fetched when it holds none).
+            let reply = try? await appInfo.current().reply
+            return .json(.ok, Capabilities.merge(capabilities, appInfo: reply?.isSuccess == true ? reply?.json : nil,
+                                                 backchannelLogout: shared.modgud.endpoints.backchannelLogoutSupported))
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Core
 import HTTP
 import Modgud
+import OIDC
 import Routing
 import Sessions
 import TokenRefresh
@@ -21,6 +22,8 @@ struct SignInCompletion: Sendable {
     /// at once, so that its first use narrows it to the default audience
     /// by a refresh and it never reaches an API as it is (RFC 9700, 2.3).
     let narrowsDefaultToken: Bool
+    /// Counts id_tokens refused.
+    let metrics: CodeFlowMetrics
 
     /// The sentence older Modgud servers use instead of `mfa_required`.
     static let olderServerMFA = "Two-factor authentication is required"
@@ -56,12 +59,14 @@ struct SignInCompletion: Sendable {
                 throw shared.relay.failure(ModgudFailure.badResponse, endpoint: endpoint, context: context)
             }
             return try await signIn(tokens, request, context, audiencesAsked: grant.asksForAudiences,
-                                    method: Self.method(of: grant.grantType))
+                                    method: Self.method(of: grant.grantType), verifiesIDToken: true)
         }
         if reply.isRateLimited || reply.status.code >= 500 { return shared.relay.relay(reply, endpoint: endpoint, context: context) }
         let json = reply.json
         if reply.oauthError == "mfa_required", let mfaToken = json?.value(forKeyIgnoringCase: "mfa_token")?.stringValue {
-            let state = FlowState(grant: grant.grantType, mfaToken: Secret(mfaToken))
+            var state = FlowState(grant: grant.grantType, mfaToken: Secret(mfaToken))
+            // `/bff/login?continue=mfa` names the user to Modgud by it.
+            if case .otp(let email, _, _) = grant { state.values[LoginEndpoint.emailValue] = Secret(email) }
             return try await promptSecondFactor(state, methods: json?.value(forKeyIgnoringCase: "mfa_methods"),
                                                 browserMethods: json?.value(forKeyIgnoringCase: "mfa_browser_methods"), request, context)
         }
@@ -101,9 +106,17 @@ struct SignInCompletion: Sendable {
     /// `audiencesAsked`: the grant carried the configured audiences (the
     /// magic-link grant carries none: its token has Modgud's default
     /// audience, and there is nothing to narrow). `method`: how the user
-    /// signed in, kept in the session.
+    /// signed in, kept in the session. `identity`: the verified id_token's
+    /// claims, whose `sub` must be userinfo's and whose `sid` the session
+    /// keeps; `verifiesIDToken`: without them, the id_token the grant
+    /// returned (if any) is verified here, after userinfo (the access token
+    /// is used while fresh), with no nonce. `endsFlow`: a flow cookie the browser sent is expired.
+    /// `answer`: the response for the new session and its `Set-Cookie`
+    /// values (by default `200` with the user).
     func signIn(_ tokens: TokenSet, _ request: HTTPRequest, _ context: RequestContext,
-                audiencesAsked: Bool, method: SignInMethod?) async throws -> HTTPResponse {
+                audiencesAsked: Bool, method: SignInMethod?, identity: IDTokenClaims? = nil, verifiesIDToken: Bool = false,
+                endsFlow: Bool = true,
+                answer: ((Session, [String]) -> HTTPResponse)? = nil) async throws -> HTTPResponse {
         // Every way out without a session revokes the tokens: the grant is
         // spent, and tokens nobody holds must not stay live.
         let reply: ModgudReply
@@ -119,8 +132,15 @@ struct SignInCompletion: Sendable {
             if reply.isRateLimited { return shared.relay.relay(reply, endpoint: "userinfo", context: context) }
             throw GatewayError(.badGateway, "upstream_error", "The identity server did not return the user.")
         }
+        var identity = identity
+        if identity == nil, verifiesIDToken { identity = try await verifiedNativeIDToken(tokens, context) }
+        if let identity, identity.subject != subject {
+            context.logger.warning("signin.id_token_refused", ["reason": "subject differs from userinfo"])
+            await revokeAbandoned(tokens, context)
+            throw Self.idTokenRefused
+        }
         let now = UInt64(time(nil)) * 1000
-        let data = SessionData(subject: subject, claims: claims.serialized, method: method, tokens: SessionTokens(
+        let data = SessionData(subject: subject, claims: claims.serialized, sid: identity?.sessionID, method: method, tokens: SessionTokens(
             accessToken: tokens.accessToken,
             accessTokenExpiresAt: narrowsDefaultToken && audiencesAsked ? now : now + UInt64(tokens.expiresIn) * 1000,
             refreshToken: tokens.refreshToken, idToken: tokens.idToken, scope: tokens.scope ?? shared.modgud.configuration.scopes))
@@ -138,10 +158,30 @@ struct SignInCompletion: Sendable {
         if let ended { revoker.revokeInBackground([ended.data.tokens], reason: "replaced", logger: context.logger) }
         context.logger.info("signin.completed")
         var cookies = [setCookie.revealed]
-        if let cookieHeader, cookieHeader.contains(shared.sessions.configuration.flowCookieName + "=") {
+        if endsFlow, let cookieHeader, cookieHeader.contains(shared.sessions.configuration.flowCookieName + "=") {
             cookies.append(shared.sessions.expiringFlowCookie())
         }
-        return .json(.ok, UserView.body(session), cookies: cookies)
+        return answer?(session, cookies) ?? .json(.ok, UserView.body(session), cookies: cookies)
+    }
+
+    /// A sign-in whose id_token does not verify, or names another user
+    /// than userinfo: refused, its tokens revoked.
+    static let idTokenRefused = GatewayError(.badGateway, "upstream_error",
+                                             "The identity server's sign-in could not be verified.")
+
+    /// The claims of the id_token a native grant returned, verified as any
+    /// id_token (no nonce: none was sent); nil when there is none. One that
+    /// fails refuses the sign-in and its tokens are revoked.
+    func verifiedNativeIDToken(_ tokens: TokenSet, _ context: RequestContext) async throws -> IDTokenClaims? {
+        guard let idToken = tokens.idToken else { return nil }
+        do {
+            return try await shared.identity.verifyIDToken(idToken, nonce: nil)
+        } catch {
+            metrics.idTokenRefusals.increment(["native"])
+            context.logger.warning("signin.id_token_refused", ["reason": .string(error.description)])
+            await revokeAbandoned(tokens, context)
+            throw Self.idTokenRefused
+        }
     }
 
     /// The sign-in method a grant type stands for (a second-factor step
@@ -151,6 +191,7 @@ struct SignInCompletion: Sendable {
         case TokenGrant.otpType: .otp
         case TokenGrant.magicType: .magic
         case TokenGrant.passkeyType: .passkey
+        case TokenGrant.authorizationCodeType: .code
         default: nil
         }
     }

@@ -7,18 +7,22 @@ struct SignInEndpoints: Sendable {
     let shared: SignInContext
     let refresher: RefreshCoordinator
     let capabilities: JSON
+    let codeFlow: CodeFlowSettings
     /// The user's sessions (`GET /bff/sessions`, `DELETE /bff/sessions/{id}`,
     /// logout everywhere).
     var sessionList: SessionListEndpoints?
 
     func register(in router: inout RouterBuilder, options: RouteOptions) {
         let narrows = refresher.settings.defaultResource != nil && shared.modgud.configuration.resources.count > 1
-        let completion = SignInCompletion(shared: shared, revoker: refresher.revoker, narrowsDefaultToken: narrows)
+        let completion = SignInCompletion(shared: shared, revoker: refresher.revoker, narrowsDefaultToken: narrows,
+                                          metrics: codeFlow.metrics)
         CodeRequestEndpoints(shared: shared).register(in: &router, options: options)
         RedeemEndpoints(shared: shared, completion: completion).register(in: &router, options: options)
         SessionEndpoints(shared: shared, appInfo: AppInfoCache(modgud: shared.modgud), capabilities: capabilities)
             .register(in: &router, options: options)
-        AccountEndpoints(shared: shared, refresher: refresher, sessionList: sessionList).register(in: &router, options: options)
+        AccountEndpoints(shared: shared, refresher: refresher, sessionList: sessionList,
+                         postLogoutRedirect: codeFlow.postLogoutRedirect).register(in: &router, options: options)
         sessionList?.register(in: &router, options: options)
+        CodeFlowEndpoints(shared: shared, completion: completion, settings: codeFlow).register(in: &router, options: options)
     }
 }
