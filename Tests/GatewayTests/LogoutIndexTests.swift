@@ -40,7 +40,14 @@ struct LogoutIndexTests {
         let both = try await Self.members(harness, index)
         #expect(Set(both).count == 2)
         let phoneKey = try #require(both.first { $0 != laptopKey })
-        #expect(try await Self.keys(harness, "bff:u:*") == [index], "one index for the user, under the documented name")
+        var sidIndexes: [String] = []
+        for browser in [laptop, phone] {
+            let cookie = try #require(browser.cookies["__Host-bff"])
+            let session = try #require(try await harness.service.sessions.load(cookieHeader: "__Host-bff=" + cookie))
+            sidIndexes.append(Self.sidIndexKey(sid: try #require(session.data.sid, "the id_token's sid is kept")))
+        }
+        #expect(Set(try await Self.keys(harness, "bff:u:*")) == Set([index] + sidIndexes),
+                "one index for the user and one per sid, under the documented names")
 
         #expect(try await laptop.post("/bff/logout").status == 204)
         #expect(try await Self.members(harness, index) == [phoneKey], "the laptop's entry is gone, the phone's stays")
@@ -70,6 +77,10 @@ struct LogoutIndexTests {
     /// The index key of `subject`, computed here from the documented recipe.
     static func indexKey(subject: String) -> String {
         "bff:u:" + Base64URL.encode(SHA256.hash(Array("modgud-bff/user-index/v1".utf8) + [0] + Array(subject.utf8)))
+    }
+
+    static func sidIndexKey(sid: String) -> String {
+        "bff:u:" + Base64URL.encode(SHA256.hash(Array("modgud-bff/sid-index/v1".utf8) + [0] + Array(sid.utf8)))
     }
 
     static func command(_ harness: GatewayHarness, _ arguments: String...) async throws -> RedisValue {

@@ -39,7 +39,7 @@ final class LogoutReceiver: Sendable {
     var tokens: [String] { book.received.withLock { $0 } }
 
     /// Waits (up to `seconds`) until `count` tokens have arrived.
-    func waitFor(_ count: Int, seconds: Double = 5) async -> [String] {
+    func waitFor(_ count: Int, seconds: Double = 20) async -> [String] {
         let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
         while tokens.count < count, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         return tokens
