@@ -26,7 +26,9 @@ What is checked, in a real browser:
   page (password, then TOTP) → /bff/callback → the return path; the
   SameSite=Strict session cookie is sent on the next fetch after that
   cross-site redirect chain; logout answers the end-session URL, which the
-  simulator takes.
+  simulator takes. In a fresh browser, the same flow through PAR (no state
+  or PKCE challenge in the URL), then a sign-out at the simulator ends the
+  session through the back channel: /bff/user answers 401 within two seconds.
 
 Usage: python3 Tests/Browser/browser_test.py [binary directory, default .build/debug]
 Needs: chromium (apt), playwright (PyPI), nginx, redis-server; Tests/run
@@ -51,6 +53,7 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[2]
 WWW = ROOT / "Tests" / "Browser" / "www"
 EMAIL = "grace@example.com"             # the simulator's user with a second factor (TOTP)
+CODE_FLOW_EMAIL = "ada@example.com"     # a simulator user without one
 TOTP_SECRET = "JBSWY3DPEHPK3PXP"
 failures: list[str] = []
 
@@ -290,7 +293,50 @@ def run_browser(origin: str, front_port: int, sim_port: int, work: Path) -> None
         page.goto(end_url)
         check(page.url.startswith(origin + "/"), "…which Modgud takes, back at the front end", page.url)
         check(bff("GET", "/bff/user")["status"] == 401, "…and /bff/user answers 401")
+        run_code_flow(browser, origin, sim_port)
         browser.close()
+
+
+def run_code_flow(browser, origin: str, sim_port: int) -> None:
+    """The authorization-code flow in a fresh browser: /bff/login → the
+    simulator's sign-in page (127.0.0.1 is another site than localhost) →
+    typed e-mail and password → back at the front end, signed in; then a
+    sign-out at the simulator ends the gateway's session through the back
+    channel."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(origin + "/index.html")
+    page.goto(origin + "/bff/login?returnUrl=%2Findex.html%3Fsigned-in")
+    sim = f"http://127.0.0.1:{sim_port}"
+    check(page.url.startswith(sim + "/connect/authorize"), "GET /bff/login: the browser is at Modgud's sign-in page", page.url)
+    check("request_uri=" in page.url and "state=" not in page.url and "code_challenge" not in page.url,
+          "…through PAR: the URL carries a request_uri, not the state or the PKCE challenge", page.url)
+    flow = [c for c in context.cookies() if c["name"] == "__Host-bff-flow"]
+    check(len(flow) == 1 and flow[0]["httpOnly"] and flow[0]["secure"] and flow[0]["sameSite"] == "Lax",
+          "…the flow cookie stored HttpOnly, Secure, SameSite=Lax", flow)
+    page.get_by_label("E-mail address").fill(CODE_FLOW_EMAIL)
+    page.get_by_label("Password").fill("simulator")
+    with page.expect_navigation(url=origin + "/index.html?signed-in"):
+        page.get_by_role("button", name="Sign in").click()
+    check(page.url == origin + "/index.html?signed-in", "…back at the return URL after the callback", page.url)
+    cookies = [c for c in context.cookies() if c["name"] == "__Host-bff"]
+    check(len(cookies) == 1 and cookies[0]["sameSite"] == "Strict" and cookies[0]["httpOnly"],
+          "…one __Host-bff cookie, SameSite=Strict, HttpOnly", cookies)
+    user = page.evaluate("bff('GET', '/bff/user')")
+    check(user["status"] == 200 and user["json"]["user"]["email"] == CODE_FLOW_EMAIL,
+          "the next fetch after the cross-site redirect chain carries the SameSite=Strict cookie: /bff/user 200", user)
+
+    # The user signs out at Modgud: its back-channel call ends the session.
+    request = urllib.request.Request(sim + "/dev/users/signout", data=json.dumps({"email": CODE_FLOW_EMAIL}).encode(),
+                                     headers={"Content-Type": "application/json"}, method="POST")
+    urllib.request.urlopen(request, timeout=5).read()
+    deadline, status = time.monotonic() + 2.0, 200
+    while time.monotonic() < deadline and status != 401:
+        status = page.evaluate("bff('GET', '/bff/user')")["status"]
+        if status != 401:
+            time.sleep(0.05)
+    check(status == 401, "a sign-out at Modgud ends the session through the back channel within two seconds", status)
+    context.close()
 
 
 if __name__ == "__main__":
