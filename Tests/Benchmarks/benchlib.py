@@ -14,6 +14,7 @@ import subprocess
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -207,3 +208,61 @@ def build_release(product: str = "modgud-bff") -> Path:
         argv += ["--scratch-path", os.environ["BENCH_SCRATCH"]]
     subprocess.run(argv, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     return build_dir() / "release" / product
+
+
+def percentile(values, fraction):
+    """The value at `fraction` (0…1) of `values` sorted."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+class SignInStack:
+    """redis-server, modgud-sim (release, no jitter, rate limits off) and the
+    gateway (release) on loopback, for the sign-in benchmarks; `stop()`
+    ends all three. The gateway logs to `gateway_log` (its access lines)."""
+
+    def __init__(self, prefix: str, gateway_env: dict | None = None):
+        release = build_release().parent
+        build_release("modgud-sim")
+        self.redis_port, self.sim_port, self.public_port, admin_port = (free_port() for _ in range(4))
+        workdir = tempfile.mkdtemp(prefix=f"bench-{prefix}-")
+        self.redis = Process(["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "",
+                              "--appendonly", "no", "--dir", workdir], log_name="redis")
+        self.sim = Process([str(release / "modgud-sim"), "--listen", f"127.0.0.1:{self.sim_port}", "--jitter-ms", "0",
+                            "--rate-limits", "off", "--log-level", "warning"], log_name="sim")
+        self.gateway = Process([str(release / "modgud-bff")], log_name="gateway", inherit_env=False, env={
+            "BFF_LISTEN": f"127.0.0.1:{self.public_port}", "BFF_ADMIN_LISTEN": f"127.0.0.1:{admin_port}",
+            "BFF_REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0", "BFF_MODGUD_URL": f"http://127.0.0.1:{self.sim_port}",
+            "BFF_CLIENT_ID": "bff", "BFF_CLIENT_SECRET": "bff-secret", **(gateway_env or {})})
+        self.gateway_log = self.gateway.log.name
+
+    def wait_ready(self) -> int:
+        """Waits for the three ports; returns the simulator's request-log mark."""
+        for port in (self.redis_port, self.sim_port, self.public_port):
+            wait_for_port(port)
+        time.sleep(0.5)
+        return json.loads(call(self.sim_port, "GET", "/dev/requests?limit=1")[2])["total"]
+
+    def simulator_records(self, since: int, paths: tuple) -> list:
+        """The simulator's request records for `paths` after the mark `since`."""
+        records = []
+        for path in paths:
+            cursor = since
+            while True:
+                query = urllib.parse.urlencode({"since": cursor, "limit": 1000, "path": path})
+                page = json.loads(call(self.sim_port, "GET", f"/dev/requests?{query}")[2])["requests"]
+                records += page
+                if len(page) < 1000:
+                    break
+                cursor = page[-1]["seq"]
+        return records
+
+    def access_durations(self, route: str) -> list:
+        """`durationMs` of every access line of the gateway for `route`."""
+        lines = [json.loads(line) for line in open(self.gateway_log) if '"http.access"' in line]
+        return [line["durationMs"] for line in lines if line.get("route") == route]
+
+    def stop(self) -> None:
+        self.gateway.stop()
+        self.sim.stop()
+        self.redis.stop()

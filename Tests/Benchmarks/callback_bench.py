@@ -15,12 +15,8 @@ Usage: Tests/Benchmarks/callback.sh [callbacks=300]
 """
 import html
 import http.client
-import json
 import re
-import subprocess
 import sys
-import tempfile
-import time
 import urllib.parse
 
 import benchlib as b
@@ -69,58 +65,25 @@ def authorize_to_callback(sim_port: int, location: str, email: str, password: st
     return back[len(ORIGIN):]
 
 
-def percentile(values, fraction):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
-
-
 def main() -> int:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 300
-    release = b.build_release().parent
-    b.build_release("modgud-sim")
-    redis_port, sim_port, public_port, admin_port = (b.free_port() for _ in range(4))
-    workdir = tempfile.mkdtemp(prefix="bench-callback-")
-    redis = b.Process(["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
-                       "--appendonly", "no", "--dir", workdir], log_name="redis")
-    sim = b.Process([str(release / "modgud-sim"), "--listen", f"127.0.0.1:{sim_port}", "--jitter-ms", "0",
-                     "--rate-limits", "off", "--log-level", "warning"], log_name="sim")
-    gateway_log = tempfile.NamedTemporaryFile(prefix="bench-gateway-", suffix=".log", delete=False)
-    gateway = subprocess.Popen([str(release / "modgud-bff")], stdout=gateway_log, stderr=subprocess.STDOUT, env={
-        "PATH": "/usr/bin:/bin", "BFF_LISTEN": f"127.0.0.1:{public_port}", "BFF_ADMIN_LISTEN": f"127.0.0.1:{admin_port}",
-        "BFF_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0", "BFF_MODGUD_URL": f"http://127.0.0.1:{sim_port}",
-        "BFF_CLIENT_ID": "bff", "BFF_CLIENT_SECRET": "bff-secret", "BFF_PUBLIC_ORIGIN": ORIGIN})
+    stack = b.SignInStack("callback", {"BFF_PUBLIC_ORIGIN": ORIGIN})
     try:
-        for port in (redis_port, sim_port, public_port):
-            b.wait_for_port(port)
-        time.sleep(0.5)
-        since = json.loads(b.call(sim_port, "GET", "/dev/requests?limit=1")[2])["total"]
+        since = stack.wait_ready()
         for _ in range(WARMUP + count):
-            status, headers = get(public_port, "/bff/login?loginHint=ada%40example.com&returnUrl=%2Fapp")
+            status, headers = get(stack.public_port, "/bff/login?loginHint=ada%40example.com&returnUrl=%2Fapp")
             assert status == 302, status
             flow = headers["Set-Cookie"].split(";", 1)[0]
-            back = authorize_to_callback(sim_port, headers["Location"], "ada@example.com")
-            status, headers = get(public_port, back, cookie=flow)
+            back = authorize_to_callback(stack.sim_port, headers["Location"], "ada@example.com")
+            status, headers = get(stack.public_port, back, cookie=flow)
             assert status == 302 and headers["Location"] == "/app", (status, headers["Location"])
-        records = []
-        for path in ("/connect/token", "/connect/userinfo"):
-            cursor = since
-            while True:
-                query = urllib.parse.urlencode({"since": cursor, "limit": 1000, "path": path})
-                page = json.loads(b.call(sim_port, "GET", f"/dev/requests?{query}")[2])["requests"]
-                records += page
-                if len(page) < 1000:
-                    break
-                cursor = page[-1]["seq"]
+        records = stack.simulator_records(since, ("/connect/token", "/connect/userinfo"))
     finally:
-        gateway.terminate()
-        gateway.wait(timeout=15)
-        sim.stop()
-        redis.stop()
+        stack.stop()
 
     token = [r["durationMs"] for r in records if r["path"] == "/connect/token"][WARMUP:]
     userinfo = [r["durationMs"] for r in records if r["path"] == "/connect/userinfo"][WARMUP:]
-    lines = [json.loads(l) for l in open(gateway_log.name) if '"http.access"' in l]
-    callback = [l["durationMs"] for l in lines if l.get("route") == "/bff/callback"][WARMUP:]
+    callback = stack.access_durations("/bff/callback")[WARMUP:]
     assert len(callback) == len(token) == len(userinfo) == count, (len(callback), len(token), len(userinfo))
     own = [total - t - u for total, t, u in zip(callback, token, userinfo)]
     print(f"# Code-flow callback: {count} sign-ins through /bff/login, one at a time (release builds, loopback, 2 cores)")
@@ -130,7 +93,7 @@ def main() -> int:
     for name, values in (("GET /bff/callback, total in the gateway", callback),
                          ("time inside Modgud (token + userinfo)", [t + u for t, u in zip(token, userinfo)]),
                          ("**the callback's own cost**", own)):
-        print(f"| {name} | {percentile(values, .5):.3f} | {percentile(values, .9):.3f} | {percentile(values, .99):.3f} |")
+        print(f"| {name} | {b.percentile(values, .5):.3f} | {b.percentile(values, .9):.3f} | {b.percentile(values, .99):.3f} |")
     return 0
 
 

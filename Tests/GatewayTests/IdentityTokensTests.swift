@@ -87,6 +87,34 @@ struct IdentityTokensTests {
         await harness.stop()
     }
 
+    /// Modgud rotates its signing key: tokens of the new key verify once
+    /// the keys are fetched again (at most once a minute after the last
+    /// fetch), and tokens of the previous key, still published, go on
+    /// verifying.
+    @Test func aKeyRotationAtModgudIsFollowed() async throws {
+        let harness = try await GatewayHarness.start()
+        let issuer = try #require(harness.service.modgud).endpoints.issuer
+        let now: Int64 = 1_800_000_000
+        let clock = Clock(now)
+        let identity = try Self.verifier(harness, clock: clock)
+        let claims: JSON = ["iss": .string(issuer), "sub": "user-1", "aud": "bff", "exp": .int(now + 600), "iat": .int(now)]
+        let previous = SigningKey(GatewayHarness.signingKey)
+        _ = try await identity.verifyIDToken(Secret(previous.sign(claims)), nonce: nil)
+
+        let rotated = try RSAPrivateKey(bits: 2048)
+        harness.simulator.rotateSigningKey(to: rotated)
+        let next = SigningKey(rotated)
+        #expect(harness.simulator.currentKeyID == next.kid)
+        // Within the minute after the last fetch the new key is not known yet.
+        await #expect(throws: JWTError.unknownKey) { try await identity.verifyIDToken(Secret(next.sign(claims)), nonce: nil) }
+        clock.advance(by: 61)
+        #expect(try await identity.verifyIDToken(Secret(next.sign(claims)), nonce: nil).subject == "user-1")
+        #expect(try await identity.verifyIDToken(Secret(previous.sign(claims)), nonce: nil).subject == "user-1",
+                "the previous key stays published after one rotation")
+        #expect(Self.jwksFetches(harness) == 2)
+        await harness.stop()
+    }
+
     @Test func aLogoutTokenVerifiesWithTheSameKeys() async throws {
         let harness = try await GatewayHarness.start()
         let issuer = try #require(harness.service.modgud).endpoints.issuer
