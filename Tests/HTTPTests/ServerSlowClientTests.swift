@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import Core
 @testable import HTTP
@@ -26,11 +27,12 @@ struct ServerSlowClientTests {
     /// manual clock: each piece is handled before the clock moves on.
     @Test func aTrickledBodyIsRefusedByItsDeadlineWhileAFastLargeBodyPasses() async throws {
         let clock = ManualLoopClock()
+        let consumed = ConsumedBytes()
         let server = try await TestServer.start(clock: clock, configure: {
             $0.bodyTimeout = .seconds(5)
             $0.bodyRateGrace = .milliseconds(1500)
             $0.bodyMinRate = 1000
-        }, responder: Self.counting)
+        }, responder: consumed.responder)
 
         let trickle = try server.client()
         let start = clock.now()
@@ -49,13 +51,21 @@ struct ServerSlowClientTests {
         #expect(server.server.stats.slowBodies.load(ordering: .relaxed) == 1)
 
         // 32 MiB in 256 KiB pieces over 2.56 s, well past the grace.
+        // The clock moves only once the responder has taken every byte
+        // sent so far: a loaded machine's late reads are not the client's
+        // slowness.
         let fast = try server.client()
         let fastStart = clock.now()
         let size = 32 << 20, piece = [UInt8](repeating: 0x61, count: 256 * 1024)
+        let before = consumed.count
         await fast.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: \(size)\r\n\r\n")
         for index in 0..<(size / piece.count) {
             await fast.send(piece)
-            if index % 4 == 0 { await server.advance(by: .milliseconds(80)) }
+            if index % 4 == 0 {
+                let sent = (index + 1) * piece.count
+                await server.eventually { consumed.count - before >= sent }
+                await server.advance(by: .milliseconds(80))
+            }
         }
         let passed = await fast.readResponses(1).first
         #expect(passed?.status == 200)
@@ -176,5 +186,28 @@ struct ServerSlowClientTests {
         #expect(server.server.stats.refusedConnections.load(ordering: .relaxed) == 0)
         #expect(server.server.addressCounts.addresses == 0)
         await server.stop()
+    }
+}
+
+/// A responder that reads each body to its end and answers its length,
+/// counting every byte it has taken so far.
+final class ConsumedBytes: Sendable {
+    private let total = Atomic<Int>(0)
+
+    var count: Int { total.load(ordering: .acquiring) }
+
+    var responder: HTTPResponder {
+        { [self] request in
+            var length = 0
+            do {
+                while let piece = try await request.body.next() {
+                    length += piece.count
+                    self.total.add(piece.count, ordering: .releasing)
+                }
+                return .text("\(length)")
+            } catch {
+                return .text("\(error)", status: .badRequest)
+            }
+        }
     }
 }
