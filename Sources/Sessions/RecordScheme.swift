@@ -35,30 +35,28 @@ struct RecordScheme: Sendable {
         self.keyPrefix = keyPrefix
     }
 
-    /// A fresh random cookie value and its handle.
-    func newHandle() throws(CryptoError) -> (cookieValue: String, handle: RecordHandle) {
+    /// A fresh random cookie value and its handle (with `key`, see
+    /// `handle(cookieValue:key:)`).
+    func newHandle(key: String? = nil) throws(CryptoError) -> (cookieValue: String, handle: RecordHandle) {
         let bytes = try SecureRandom.bytes(count: Self.cookieByteCount)
-        return (Base64URL.encode(bytes), try handle(cookieBytes: bytes))
+        return (Base64URL.encode(bytes), try handle(cookieBytes: bytes, key: key))
     }
 
     /// The handle for a cookie value as received, or nil when it is not
-    /// exactly 32 bytes of canonical unpadded base64url.
-    func handle(cookieValue: Substring.UTF8View) throws(CryptoError) -> RecordHandle? {
+    /// exactly 32 bytes of canonical unpadded base64url. With `key`, the
+    /// handle of a record kept under the cookie and that key together (the
+    /// cookie's 32 bytes, a zero byte, then `key`): found only with both.
+    func handle(cookieValue: Substring.UTF8View, key: String? = nil) throws(CryptoError) -> RecordHandle? {
         // 43 characters carry 32 bytes; check before decoding anything longer.
         guard cookieValue.count == 43, let bytes = Base64URL.decode(utf8: cookieValue),
               bytes.count == Self.cookieByteCount
         else { return nil }
-        return try handle(cookieBytes: bytes)
+        return try handle(cookieBytes: bytes, key: key)
     }
 
-    /// The handle of the record kept under a cookie value and `key` (the
-    /// cookie's 32 bytes, a zero byte, then `key`): found only with both.
-    /// Nil when the cookie value is not well-formed.
-    func handle(cookieValue: Substring.UTF8View, key: String) throws(CryptoError) -> RecordHandle? {
-        guard cookieValue.count == 43, let bytes = Base64URL.decode(utf8: cookieValue),
-              bytes.count == Self.cookieByteCount
-        else { return nil }
-        return try handle(cookieBytes: bytes + [0] + Array(key.utf8))
+    private func handle(cookieBytes: [UInt8], key: String?) throws(CryptoError) -> RecordHandle {
+        guard let key else { return try handle(cookieBytes: cookieBytes) }
+        return try handle(cookieBytes: cookieBytes + [0] + Array(key.utf8))
     }
 
     private func handle(cookieBytes: [UInt8]) throws(CryptoError) -> RecordHandle {

@@ -45,7 +45,7 @@ extension SessionManager {
         // Look first: a flow this request does not fit stays where it is.
         guard let seen = try await call({ () async throws(SessionStoreError) in try await store.load(handle.storeKey, touch: nil) })
         else { return .notFound }
-        let lookup = openFlow(seen, handle: handle)
+        let lookup = openFlow(seen, handle: handle, scheme: .flow)
         guard case .found(let state) = lookup else { return lookup }
         guard accepts(state) else { return .notFound }
         // Then take: of two requests that fit, one gets it. Flow records
@@ -74,10 +74,10 @@ extension SessionManager {
         }
     }
 
-    /// The flow state in `record`, checked: sealed for this cookie, intact,
-    /// not expired.
-    private func openFlow(_ record: StoredRecord, handle: RecordHandle) -> SessionLookup<FlowState> {
-        guard let plaintext = RecordScheme.flow.open(record, handle: handle),
+    /// The flow state in `record`, checked: sealed under `scheme` for this
+    /// cookie (and key), intact, not expired.
+    func openFlow(_ record: StoredRecord, handle: RecordHandle, scheme: RecordScheme) -> SessionLookup<FlowState> {
+        guard let plaintext = scheme.open(record, handle: handle),
               let state = FlowState(decoding: plaintext), state.expiresAt == record.absoluteExpiry
         else { return .tampered }
         guard state.expiresAt > clock.unixMilliseconds() else { return .expired }

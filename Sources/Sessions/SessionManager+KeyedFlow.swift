@@ -39,13 +39,7 @@ extension SessionManager {
            let handle = try derive({ () throws(CryptoError) in try RecordScheme.codeFlow.handle(cookieValue: value, key: key) }) {
             return (String(Substring(value)), handle)
         }
-        return try derive { () throws(CryptoError) in
-            let value = Base64URL.encode(try SecureRandom.bytes(count: RecordScheme.cookieByteCount))
-            guard let handle = try RecordScheme.codeFlow.handle(cookieValue: value.utf8[...], key: key) else {
-                throw CryptoError.invalidArgument(reason: "fresh cookie value not canonical")
-            }
-            return (value, handle)
-        }
+        return try derive { () throws(CryptoError) in try RecordScheme.codeFlow.newHandle(key: key) }
     }
 
     /// Takes (reads and deletes, atomically) the record this browser's flow
@@ -59,10 +53,6 @@ extension SessionManager {
         else { return .malformedCookie }
         guard let taken = try await call({ () async throws(SessionStoreError) in try await store.take(handle.storeKey) })
         else { return .notFound }
-        guard let plaintext = RecordScheme.codeFlow.open(taken, handle: handle),
-              let state = FlowState(decoding: plaintext), state.expiresAt == taken.absoluteExpiry
-        else { return .tampered }
-        guard state.expiresAt > clock.unixMilliseconds() else { return .expired }
-        return .found(state)
+        return openFlow(taken, handle: handle, scheme: .codeFlow)
     }
 }
