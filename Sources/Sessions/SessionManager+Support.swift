@@ -7,23 +7,24 @@ import Crypto
 // Shared steps of the manager: opening records, sealing, error mapping,
 // and the index names.
 extension SessionManager {
-    /// The user index of `subject`: base64url(SHA-256(label ‖ 0 ‖ sub)), so
-    /// a store dump shows no subject in clear.
-    static func userIndex(subject: String) -> String {
-        var input = Array("modgud-bff/user-index/v1".utf8)
+    /// base64url(SHA-256(`label` ‖ 0 ‖ `value`)): a store key name that
+    /// stands for `value` without showing it in a store dump.
+    public static func hashedName(label: String, _ value: String) -> String {
+        var input = Array(label.utf8)
         input.append(0)
-        input.append(contentsOf: subject.utf8)
+        input.append(contentsOf: value.utf8)
         return Base64URL.encode(SHA256.hash(input))
     }
 
-    /// The sid index of `sid`: base64url(SHA-256(label ‖ 0 ‖ sid)); members
-    /// are the store keys of the sessions signed in under that identity
-    /// server session.
+    /// The user index of `subject`, so a store dump shows no subject in clear.
+    static func userIndex(subject: String) -> String {
+        hashedName(label: "modgud-bff/user-index/v1", subject)
+    }
+
+    /// The sid index of `sid`; members are the store keys of the sessions
+    /// signed in under that identity server session.
     static func sidIndex(sid: String) -> String {
-        var input = Array("modgud-bff/sid-index/v1".utf8)
-        input.append(0)
-        input.append(contentsOf: sid.utf8)
-        return Base64URL.encode(SHA256.hash(input))
+        hashedName(label: "modgud-bff/sid-index/v1", sid)
     }
 
     /// Removes the session stored under `storeKey` from its user's index and,

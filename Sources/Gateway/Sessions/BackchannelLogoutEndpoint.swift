@@ -1,5 +1,4 @@
 import Core
-import Crypto
 import HTTP
 import HTTPCodec
 import OIDC
@@ -99,10 +98,7 @@ struct BackchannelLogoutEndpoint: Sendable {
     /// The replay cache's key for a `jti`: hashed, so no claim value
     /// appears in a key name.
     static func replayKey(tokenID: String) -> String {
-        var input = Array("modgud-bff/logout-jti/v1".utf8)
-        input.append(0)
-        input.append(contentsOf: tokenID.utf8)
-        return "logout-jti:" + Base64URL.encode(SHA256.hash(input))
+        "logout-jti:" + SessionManager.hashedName(label: "modgud-bff/logout-jti/v1", tokenID)
     }
 
     private func refuse(_ reason: String, _ context: RequestContext) -> HTTPResponse {
