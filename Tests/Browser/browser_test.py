@@ -34,67 +34,23 @@ Usage: python3 Tests/Browser/browser_test.py [binary directory, default .build/d
 Needs: chromium (apt), playwright (PyPI), nginx, redis-server; Tests/run
 installs them. Exit status 1 on any failed check.
 """
-import base64
-import hashlib
-import hmac
 import json
 import shutil
-import socket
-import struct
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
+
+from browserlib import check, failures, free_port, get_json, post_json, totp, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
 WWW = ROOT / "Tests" / "Browser" / "www"
 EMAIL = "grace@example.com"             # the simulator's user with a second factor (TOTP)
 CODE_FLOW_EMAIL = "ada@example.com"     # a simulator user without one
 TOTP_SECRET = "JBSWY3DPEHPK3PXP"
-failures: list[str] = []
-
-
-def totp(secret: str, at: float | None = None) -> str:
-    """RFC 6238: HMAC-SHA1, 30 s steps, 6 digits."""
-    key = base64.b32decode(secret)
-    counter = struct.pack(">Q", int((time.time() if at is None else at) // 30))
-    digest = hmac.new(key, counter, hashlib.sha1).digest()
-    offset = digest[-1] & 0x0F
-    return f"{(struct.unpack('>I', digest[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000:06d}"
-
-
-def check(condition: bool, what: str, detail: object = "") -> None:
-    print(("PASS " if condition else "FAIL ") + what + ("" if condition or detail == "" else f": {detail}"), flush=True)
-    if not condition:
-        failures.append(what)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(port: int, process: subprocess.Popen, name: str) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"{name} exited at start ({process.returncode})")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise SystemExit(f"{name} did not listen on {port}")
-
-
-def get_json(url: str):
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return json.loads(response.read())
 
 
 def main() -> int:
@@ -327,9 +283,7 @@ def run_code_flow(browser, origin: str, sim_port: int) -> None:
           "the next fetch after the cross-site redirect chain carries the SameSite=Strict cookie: /bff/user 200", user)
 
     # The user signs out at Modgud: its back-channel call ends the session.
-    request = urllib.request.Request(sim + "/dev/users/signout", data=json.dumps({"email": CODE_FLOW_EMAIL}).encode(),
-                                     headers={"Content-Type": "application/json"}, method="POST")
-    urllib.request.urlopen(request, timeout=5).read()
+    post_json(sim + "/dev/users/signout", {"email": CODE_FLOW_EMAIL})
     deadline, status = time.monotonic() + 2.0, 200
     while time.monotonic() < deadline and status != 401:
         status = page.evaluate("bff('GET', '/bff/user')")["status"]
