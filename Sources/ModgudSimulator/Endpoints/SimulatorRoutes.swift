@@ -28,6 +28,8 @@ extension SimulatorCore {
         add([.get, .post], "/connect/authorize") { [self] in await authorize(&$0, config: $1) }
         add([.post], "/connect/par") { [self] in await pushAuthorization(&$0, config: $1) }
         add([.post], Self.deviceAuthorizationPath) { [self] in await deviceAuthorization(&$0, config: $1) }
+        add([.get, .post], Self.verificationPath) { [self] exchange, _ in await verificationPage(&exchange) }
+        add([.get, .post], Self.signInPath) { [self] exchange, _ in await signInPage(&exchange) }
         add([.get, .post], "/connect/userinfo") { [self] exchange, _ in userinfo(&exchange) }
         add([.post], "/connect/revoke") { [self] in await revoke(&$0, config: $1) }
         add([.post], "/connect/introspect") { [self] in await introspect(&$0, config: $1) }
