@@ -19,6 +19,10 @@ extension SessionManager {
     public static let crossDeviceGrace: Duration = .seconds(60)
     /// What `slow_down` adds to the interval (RFC 8628 §3.5).
     public static let crossDeviceSlowDownSeconds = 5
+    /// Added to the interval between two calls to Modgud, so that the
+    /// time a call takes to reach Modgud never makes one arrive early (an
+    /// early poll is answered `slow_down`, which raises the interval for good).
+    public static let crossDevicePollMargin: Duration = .milliseconds(250)
 
     /// A fresh request id: 256 random bits, base64url (43 characters).
     public static func newCrossDeviceRequestID() throws(SessionError) -> String {
@@ -88,7 +92,7 @@ extension SessionManager {
     }
 
     /// Claims the next call to Modgud for `record`: "next allowed poll"
-    /// moves to now plus the interval, written only while the record is
+    /// moves to now plus the interval (and `crossDevicePollMargin`), written only while the record is
     /// still at the version read, so of every request and instance polling
     /// at once one store operation lets exactly one through. False when it
     /// is not yet time, the code has expired, or another poll got there
@@ -97,7 +101,7 @@ extension SessionManager {
         let now = clock.unixMilliseconds()
         guard now >= record.request.nextPollAt, !record.isExpired(at: now) else { return false }
         var next = record.request
-        next.nextPollAt = now &+ UInt64(next.intervalSeconds) * 1000
+        next.nextPollAt = now &+ UInt64(next.intervalSeconds) * 1000 &+ UInt64(Self.crossDevicePollMargin.wholeMilliseconds)
         return try await write(next, over: &record)
     }
 

@@ -120,11 +120,16 @@ struct CrossDeviceRecordTests {
         var first = try #require(try await manager.crossDeviceRecord(requestID: id, cookieHeader: header).value)
         var stale = first
         #expect(try await manager.claimCrossDevicePoll(&first))
+        let margin = UInt64(SessionManager.crossDevicePollMargin.wholeMilliseconds)
+        #expect(first.request.nextPollAt == now + 5000 + margin)
         try await harness.advance(by: .seconds(5))
+        var early = try #require(try await manager.crossDeviceRecord(requestID: id, cookieHeader: header).value)
+        #expect(try await manager.claimCrossDevicePoll(&early) == false, "not before the interval and its margin")
+        try await harness.advance(by: SessionManager.crossDevicePollMargin)
         #expect(try await manager.claimCrossDevicePoll(&stale) == false, "read before the first claim: it lost")
         var fresh = try #require(try await manager.crossDeviceRecord(requestID: id, cookieHeader: header).value)
         #expect(try await manager.claimCrossDevicePoll(&fresh))
-        #expect(fresh.request.nextPollAt == now + 10_000)
+        #expect(fresh.request.nextPollAt == now + 10_000 + 2 * margin)
     }
 
     @Test(arguments: kinds)
