@@ -12,9 +12,11 @@ public enum GrantType {
     public static let clientCredentials = "client_credentials"
     /// Code flow with PKCE S256.
     public static let authorizationCode = "authorization_code"
+    /// The device authorization grant (RFC 8628).
+    public static let deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
 
     /// Every grant the token endpoint implements.
-    public static let all = [otp, magic, passkey, refreshToken, clientCredentials, authorizationCode]
+    public static let all = [otp, magic, passkey, refreshToken, clientCredentials, authorizationCode, deviceCode]
     /// The native passwordless grants behind the realm switch.
     public static let native = [otp, magic, passkey]
 }
@@ -85,7 +87,8 @@ public struct ClientRegistration: Sendable, Equatable {
     public static let defaults: [ClientRegistration] = [
         ClientRegistration(
             id: "bff", secret: "bff-secret",
-            grants: [GrantType.otp, GrantType.magic, GrantType.passkey, GrantType.refreshToken, GrantType.authorizationCode],
+            grants: [GrantType.otp, GrantType.magic, GrantType.passkey, GrantType.refreshToken, GrantType.authorizationCode,
+                     GrantType.deviceCode],
             capabilities: [trustedForwarderCapability], rpId: "localhost",
             origins: ["http://localhost:8080", "https://localhost:8443", "https://localhost"],
             redirectUris: ["http://localhost:8080/bff/callback", "https://localhost:8443/bff/callback"],

@@ -28,6 +28,11 @@ public struct RealmSettings: Sendable, Equatable {
     /// The sign-in page's password of every seeded user without one of its
     /// own; nil leaves them without a password.
     public var defaultPassword: String? = "simulator"
+    /// How long a device code and its user code live (RFC 8628 `expires_in`).
+    public var deviceCodeLifetimeSeconds: Int = 600
+    /// The polling interval a device code starts with (RFC 8628 `interval`);
+    /// each `slow_down` raises that code's interval by 5 seconds.
+    public var deviceCodeIntervalSeconds: Int = 5
 
     /// The defaults.
     public init() {}

@@ -70,6 +70,8 @@ extension RealmSettings {
             "recentSignInMaxAgeSeconds": .int(Int64(recentSignInMaxAgeSeconds)),
             "appName": .string(appName),
             "par": .bool(par),
+            "deviceCodeLifetimeSeconds": .int(Int64(deviceCodeLifetimeSeconds)),
+            "deviceCodeIntervalSeconds": .int(Int64(deviceCodeIntervalSeconds)),
             "defaultPassword": .bool(defaultPassword != nil),
         ]
     }

@@ -43,6 +43,8 @@ extension SimulatorConfig {
         reader.update(&realm.nativeGrants, reader.bool("nativeGrants", &problems))
         reader.update(&realm.recentSignInRequired, reader.bool("recentSignIn", &problems))
         reader.update(&realm.par, reader.bool("par", &problems))
+        reader.update(&realm.deviceCodeLifetimeSeconds, reader.int("deviceCodeLifetimeSeconds", &problems, min: 1))
+        reader.update(&realm.deviceCodeIntervalSeconds, reader.int("deviceCodeIntervalSeconds", &problems, min: 1))
         if let delays = reader.array("backchannelRetrySeconds", &problems) {
             let seconds = delays.compactMap(\.doubleValue).filter { $0 >= 0 }
             if seconds.count == delays.count { backchannelRetrySeconds = seconds }
@@ -166,6 +168,8 @@ extension RealmSettings {
         reader.update(&recentSignInMaxAgeSeconds, reader.int("recentSignInMaxAgeSeconds", &problems, min: 1))
         reader.update(&appName, reader.string("appName", &problems))
         reader.update(&par, reader.bool("par", &problems))
+        reader.update(&deviceCodeLifetimeSeconds, reader.int("deviceCodeLifetimeSeconds", &problems, min: 1))
+        reader.update(&deviceCodeIntervalSeconds, reader.int("deviceCodeIntervalSeconds", &problems, min: 1))
         // `GET /dev/config` shows only whether there is one (`true`/`false`);
         // `true` keeps the current password, `false` or null removes it.
         if let value = reader.value("defaultPassword") {

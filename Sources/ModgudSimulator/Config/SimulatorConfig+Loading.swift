@@ -88,6 +88,7 @@ extension SimulatorConfig {
         if let uri = flagPatch["+bffBackchannelUri"] ?? environmentPatch["+bffBackchannelUri"] {
             command.config.applySpecial(["bffBackchannelUri": uri], &problems)
         }
+        problems.append(command.config.consistencyProblems())
         return problems.isEmpty ? .success(command) : .failure(problems)
     }
 
@@ -121,6 +122,8 @@ extension SimulatorConfig {
       --rate-limit-headers        RateLimit-* headers on 429s (SIM_RATE_LIMIT_HEADERS=true)
       --older-server-mfa          answer a missing TOTP like an older server (SIM_OLDER_SERVER_MFA=true)
       --recent-sign-in            passkey changes need a recent sign-in (SIM_RECENT_SIGN_IN=true)
+      --device-code-lifetime S    device and user code lifetime in seconds (SIM_DEVICE_CODE_LIFETIME, default 600)
+      --device-code-interval S    device code polling interval in seconds (SIM_DEVICE_CODE_INTERVAL, default 5)
       --print-config              print the resulting configuration and exit
       -h, --help                  this text
     """
@@ -131,7 +134,8 @@ extension SimulatorConfig {
         "--jitter-ms": "jitterMs", "--access-token-lifetime": "accessTokenLifetimeSeconds",
         "--refresh-leeway": "refreshReuseLeewaySeconds", "--rate-limits": "rateLimitMode",
         "--native-grants": "nativeGrants", "--bff-secret": "+bffSecret", "--bff-origins": "+bffOrigins",
-        "--bff-backchannel-uri": "+bffBackchannelUri",
+        "--bff-backchannel-uri": "+bffBackchannelUri", "--device-code-lifetime": "deviceCodeLifetimeSeconds",
+        "--device-code-interval": "deviceCodeIntervalSeconds",
     ]
 
     private static let environmentVariables: [String: String] = [
@@ -142,10 +146,12 @@ extension SimulatorConfig {
         "SIM_PASCAL_CASE_429": "pascalCase429", "SIM_RATE_LIMIT_HEADERS": "rateLimitHeaders",
         "SIM_OLDER_SERVER_MFA": "olderServerMfa", "SIM_RECENT_SIGN_IN": "recentSignIn",
         "SIM_BFF_SECRET": "+bffSecret", "SIM_BFF_ORIGINS": "+bffOrigins",
-        "SIM_BFF_BACKCHANNEL_URI": "+bffBackchannelUri",
+        "SIM_BFF_BACKCHANNEL_URI": "+bffBackchannelUri", "SIM_DEVICE_CODE_LIFETIME": "deviceCodeLifetimeSeconds",
+        "SIM_DEVICE_CODE_INTERVAL": "deviceCodeIntervalSeconds",
     ]
 
-    private static let integerKeys: Set = ["loops", "jitterMs", "accessTokenLifetimeSeconds", "refreshReuseLeewaySeconds"]
+    private static let integerKeys: Set = ["loops", "jitterMs", "accessTokenLifetimeSeconds", "refreshReuseLeewaySeconds",
+                                           "deviceCodeLifetimeSeconds", "deviceCodeIntervalSeconds"]
     private static let booleanKeys: Set = ["dev", "logMail", "nativeGrants", "pascalCase429", "rateLimitHeaders",
                                            "olderServerMfa", "recentSignIn"]
 

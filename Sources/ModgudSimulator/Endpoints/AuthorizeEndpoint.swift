@@ -11,6 +11,7 @@ import HTTP
 /// with a redirect back to the client.
 extension SimulatorCore {
     static let sessionCookie = "sim_session"
+    static let authorizePath = "/connect/authorize"
 
     func authorize(_ exchange: inout Exchange, config: SimulatorConfig) async -> HTTPResponse {
         let raw = exchange.method == .post ? (await exchange.form() ?? []) : exchange.query
@@ -56,10 +57,7 @@ extension SimulatorCore {
             }
             var response = Reply.redirect(Self.appendQuery(request.redirectUri, [("code", code), ("state", request.state),
                                                                                   ("iss", state.issuer)]))
-            if let cookie {
-                let secure = state.issuer.hasPrefix("https://") ? "; Secure" : ""
-                response.headers.add("Set-Cookie", "\(Self.sessionCookie)=\(cookie); Path=/; HttpOnly; SameSite=Lax\(secure)")
-            }
+            if let cookie { response.headers.add("Set-Cookie", sessionCookieHeader(cookie)) }
             return response
         }
     }
@@ -90,22 +88,18 @@ extension SimulatorCore {
         if exchange.method == .post, let email = raw.first("email") {
             return passwordStep(email: email, password: raw.first("password") ?? "", keep: keep, now: now)
         }
-        if let cookie = Self.cookie(Self.sessionCookie, in: exchange), !request.prompt.contains("login") {
-            let session = state.identity.withLock { store -> BrowserSession? in
-                guard let session = store.browserSessions[cookie], store.users[session.userId]?.disabled == false else { return nil }
-                return session
-            }
-            if let session, request.maxAge.map({ now - session.proof.authTime <= Double($0) }) ?? true {
-                return .signedIn(session, cookie: nil)
-            }
+        if !request.prompt.contains("login"), let session = browserSession(exchange),
+           request.maxAge.map({ now - session.proof.authTime <= Double($0) }) ?? true {
+            return .signedIn(session, cookie: nil)
         }
         if request.prompt.contains("none") { return .refused("login_required", "The user is not signed in.") }
         return .answer(Reply.html(.ok, SignInPage.password(keep: keep, email: request.loginHint, notice: nil)))
     }
 
-    /// The e-mail and password from the page: wrong ones (or an unknown
-    /// address, or a disabled user) get the same notice.
-    private func passwordStep(email: String, password: String, keep: [(name: String, value: String)], now: Double) -> BrowserSignIn {
+    /// The e-mail and password from the page (a form posting to `action`):
+    /// wrong ones (or an unknown address, or a disabled user) get the same notice.
+    func passwordStep(email: String, password: String, keep: [(name: String, value: String)],
+                      action: String = authorizePath, now: Double) -> BrowserSignIn {
         let user = state.identity.withLock { store -> UserRecord? in
             guard let user = store.user(email: email), !user.disabled, let expected = user.password,
                   constantTimeEquals(Array(expected.utf8), Array(password.utf8)) else { return nil }
@@ -113,7 +107,7 @@ extension SimulatorCore {
         }
         guard let user else {
             state.stats.count("signInPage", "refused")
-            return .answer(Reply.html(.ok, SignInPage.password(keep: keep, email: email,
+            return .answer(Reply.html(.ok, SignInPage.password(keep: keep, email: email, action: action,
                                                                notice: "The e-mail address or the password is not correct.")))
         }
         guard user.totpSecret != nil else {
@@ -124,12 +118,12 @@ extension SimulatorCore {
             store.passwordChallenges[pending] = PasswordChallenge(userId: user.id, expiresAt: now + 600, attemptsLeft: 3)
             store.noteOperation(now: now)
         }
-        return .answer(Reply.html(.ok, SignInPage.totp(keep: keep + [("sim_pending", pending)], notice: nil)))
+        return .answer(Reply.html(.ok, SignInPage.totp(keep: keep + [("sim_pending", pending)], action: action, notice: nil)))
     }
 
     /// The TOTP code owed after a correct password.
-    private func passwordSecondFactor(_ pending: String, totp: String, keep: [(name: String, value: String)],
-                                      now: Double) -> BrowserSignIn {
+    func passwordSecondFactor(_ pending: String, totp: String, keep: [(name: String, value: String)],
+                              action: String = authorizePath, now: Double) -> BrowserSignIn {
         enum Outcome { case expired, wrong, verified(String) }
         let outcome: Outcome = state.identity.withLock { store in
             guard let challenge = store.passwordChallenges[pending], challenge.expiresAt > now,
@@ -145,9 +139,10 @@ extension SimulatorCore {
         }
         switch outcome {
         case .expired:
-            return .answer(Reply.html(.ok, SignInPage.password(keep: keep, email: nil, notice: "Please sign in again.")))
+            return .answer(Reply.html(.ok, SignInPage.password(keep: keep, email: nil, action: action,
+                                                               notice: "Please sign in again.")))
         case .wrong:
-            return .answer(Reply.html(.ok, SignInPage.totp(keep: keep + [("sim_pending", pending)],
+            return .answer(Reply.html(.ok, SignInPage.totp(keep: keep + [("sim_pending", pending)], action: action,
                                                            notice: "The code is not correct.")))
         case .verified(let userId):
             return newBrowserSession(userId, SignInProof(authTime: now, amr: ["pwd", "mfa"], multi: true))
@@ -177,6 +172,22 @@ extension SimulatorCore {
         let cookie = Identifiers.token()
         state.identity.withLock { $0.browserSessions[cookie] = session }
         return .signedIn(session, cookie: cookie)
+    }
+
+    /// The browser's sign-in its `sim_session` cookie names, unless its user
+    /// is disabled.
+    func browserSession(_ exchange: Exchange) -> BrowserSession? {
+        guard let cookie = Self.cookie(Self.sessionCookie, in: exchange) else { return nil }
+        return state.identity.withLock { store in
+            guard let session = store.browserSessions[cookie], store.users[session.userId]?.disabled == false else { return nil }
+            return session
+        }
+    }
+
+    /// The `Set-Cookie` value for a new `sim_session` (`Secure` under an https issuer).
+    func sessionCookieHeader(_ cookie: String) -> String {
+        let secure = state.issuer.hasPrefix("https://") ? "; Secure" : ""
+        return "\(Self.sessionCookie)=\(cookie); Path=/; HttpOnly; SameSite=Lax\(secure)"
     }
 
     /// The value of cookie `name` in the request, or nil.

@@ -23,6 +23,7 @@ extension SimulatorCore {
         let updated = state.updateConfig { config in
             var candidate = config
             problems = candidate.apply(.object(object))
+            problems.append(candidate.consistencyProblems())
             if problems.isEmpty { config = candidate }
         }
         guard problems.isEmpty else {

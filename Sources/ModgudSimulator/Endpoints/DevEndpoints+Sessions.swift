@@ -53,7 +53,7 @@ extension SimulatorCore {
         (await exchange.json())?.value(forKeyIgnoringCase: "email")?.stringValue
     }
 
-    private static var noSuchUser: HTTPResponse {
+    static var noSuchUser: HTTPResponse {
         Reply.json(.notFound, ["error": "no_such_user", "error_description": "No user with that e-mail address."])
     }
 }

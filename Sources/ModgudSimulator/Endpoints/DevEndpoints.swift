@@ -124,7 +124,7 @@ extension SimulatorCore {
             "GET /dev/stats", "GET /dev/users?email=", "POST /dev/users", "GET /dev/totp?email=",
             "GET /dev/config", "POST /dev/config", "GET /dev/faults", "POST /dev/faults", "GET /dev/clock", "POST /dev/clock",
             "POST /dev/users/signout", "POST /dev/users/disable", "GET /dev/keys", "POST /dev/keys/rotate",
-            "POST /dev/keys/publish", "GET /dev/backchannel",
+            "POST /dev/keys/publish", "GET /dev/backchannel", "POST /dev/device",
         ], "docs": "Docs/simulator.md"])
     }
 }

@@ -5,7 +5,7 @@ import HTTP
 extension SimulatorCore {
     func discovery(config: SimulatorConfig) -> HTTPResponse {
         let issuer = state.issuer
-        var grants = [GrantType.authorizationCode, GrantType.refreshToken, GrantType.clientCredentials]
+        var grants = [GrantType.authorizationCode, GrantType.refreshToken, GrantType.clientCredentials, GrantType.deviceCode]
         if config.realm.nativeGrants { grants += GrantType.native }
         var body: JSONObject = [
             "issuer": .string(issuer),
@@ -15,6 +15,7 @@ extension SimulatorCore {
             "revocation_endpoint": .string(issuer + "/connect/revoke"),
             "introspection_endpoint": .string(issuer + "/connect/introspect"),
             "end_session_endpoint": .string(issuer + "/connect/logout"),
+            "device_authorization_endpoint": .string(issuer + Self.deviceAuthorizationPath),
             "jwks_uri": .string(issuer + "/.well-known/jwks"),
             "grant_types_supported": .array(grants.map { .string($0) }),
             "response_types_supported": ["code"],

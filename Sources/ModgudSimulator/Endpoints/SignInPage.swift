@@ -1,6 +1,7 @@
 /// The simulator's sign-in pages: small HTML forms a browser test clicks
-/// through. Each posts back to `/connect/authorize` and carries the
-/// authorization request's parameters as hidden fields, escaped.
+/// through. Each posts back to the endpoint that showed it
+/// (`/connect/authorize`, or `/connect/signin`) and carries that request's
+/// parameters as hidden fields, escaped.
 enum SignInPage {
     /// The fields the pages add; never carried over as request parameters.
     static let ownFields: Set<String> = ["email", "password", "totp_code", "sim_pending"]
@@ -11,8 +12,9 @@ enum SignInPage {
     }
 
     /// E-mail and password; `email` pre-fills the first field.
-    static func password(keep: [(name: String, value: String)], email: String?, notice: String?) -> String {
-        head("Sign in to the Modgud simulator") + alert(notice) + formStart(keep)
+    static func password(keep: [(name: String, value: String)], email: String?,
+                         action: String = SimulatorCore.authorizePath, notice: String?) -> String {
+        head("Sign in to the Modgud simulator") + alert(notice) + formStart(keep, action: action)
             + #"<p><label for="email">E-mail address</label> "#
             + #"<input id="email" name="email" type="email" autocomplete="username" required"#
             + (email.map { #" value=""# + escape($0) + #"""# } ?? "") + (email == nil ? " autofocus" : "") + "></p>"
@@ -23,8 +25,10 @@ enum SignInPage {
     }
 
     /// The authenticator code after the password (or for an `mfa_token`).
-    static func totp(keep: [(name: String, value: String)], notice: String?) -> String {
-        head("Second factor") + alert(notice) + "<p>Enter the code from your authenticator app.</p>" + formStart(keep)
+    static func totp(keep: [(name: String, value: String)], action: String = SimulatorCore.authorizePath,
+                     notice: String?) -> String {
+        head("Second factor") + alert(notice) + "<p>Enter the code from your authenticator app.</p>"
+            + formStart(keep, action: action)
             + #"<p><label for="totp_code">Authenticator code</label> "#
             + #"<input id="totp_code" name="totp_code" inputmode="numeric" autocomplete="one-time-code" required autofocus></p>"#
             + #"<button type="submit">Continue</button></form>"#
@@ -35,16 +39,17 @@ enum SignInPage {
             .replacingAll("\"", "&quot;").replacingAll("'", "&#39;")
     }
 
-    private static func head(_ title: String) -> String {
+    static func head(_ title: String) -> String {
         #"<!doctype html><html lang="en"><meta charset="utf-8"><title>"# + escape(title) + "</title><h1>" + escape(title) + "</h1>"
     }
 
-    private static func alert(_ notice: String?) -> String {
+    static func alert(_ notice: String?) -> String {
         notice.map { #"<p role="alert">"# + escape($0) + "</p>" } ?? ""
     }
 
-    private static func formStart(_ keep: [(name: String, value: String)]) -> String {
-        #"<form method="post" action="/connect/authorize">"# + keep.map {
+    /// A POST form to `action` carrying `keep` as hidden fields.
+    static func formStart(_ keep: [(name: String, value: String)], action: String) -> String {
+        #"<form method="post" action=""# + escape(action) + #"">"# + keep.map {
             #"<input type="hidden" name=""# + escape($0.name) + #"" value=""# + escape($0.value) + #"">"#
         }.joined()
     }

@@ -27,6 +27,9 @@ extension SimulatorCore {
         add([.post], "/connect/token") { [self] in await token(&$0, config: $1) }
         add([.get, .post], "/connect/authorize") { [self] in await authorize(&$0, config: $1) }
         add([.post], "/connect/par") { [self] in await pushAuthorization(&$0, config: $1) }
+        add([.post], Self.deviceAuthorizationPath) { [self] in await deviceAuthorization(&$0, config: $1) }
+        add([.get, .post], Self.verificationPath) { [self] exchange, _ in await verificationPage(&exchange) }
+        add([.get, .post], Self.signInPath) { [self] exchange, _ in await signInPage(&exchange) }
         add([.get, .post], "/connect/userinfo") { [self] exchange, _ in userinfo(&exchange) }
         add([.post], "/connect/revoke") { [self] in await revoke(&$0, config: $1) }
         add([.post], "/connect/introspect") { [self] in await introspect(&$0, config: $1) }
@@ -56,6 +59,7 @@ extension SimulatorCore {
         dev([.get], "/dev/backchannel") { [self] _, _ in
             Reply.json(.ok, ["attempts": .array(state.backchannel.attempts.map(\.json))])
         }
+        dev([.post], "/dev/device") { [self] exchange, _ in await decideDevice(&exchange) }
         dev([.get], "/dev/totp") { [self] exchange, _ in totpEndpoint(exchange.queryValue("email")) }
         dev([.get], "/dev/config") { [self] _, _ in Reply.json(.ok, state.config.json) }
         dev([.post], "/dev/config") { [self] exchange, _ in await changeConfig(&exchange) }

@@ -21,26 +21,11 @@ extension SimulatorCore {
         }
         let grantType = form.first("grant_type")
         exchange.record.grantType = grantType
-        let client: ClientRegistration, method: ClientAuthMethod
-        switch CallerContext.authenticate(exchange.request.headers, form: form, config: config) {
-        case .failed(let description, let basicAttempted):
-            exchange.record.clientId = form.first("client_id")
-            return Reply.invalidClient(description, basicAttempted: basicAttempted)
-        case .anonymous:
-            return Reply.invalidClient("The mandatory 'client_id' parameter is missing.", basicAttempted: false)
-        case .authenticated(let authenticated, let how):
-            client = authenticated
-            method = how
-        }
-        exchange.record.clientId = client.id
-        exchange.record.clientAuth = method.rawValue
-        let source: CallerSource
-        switch CallerContext.source(exchange, basicClient: method == .basic ? client : nil, rateLimited: true, config: config) {
-        case .success(let resolved): source = resolved
+        let client: ClientRegistration, source: CallerSource
+        switch admitClient(&exchange, form: form, config: config) {
+        case .success(let admitted): (client, source) = (admitted.client, admitted.source)
         case .failure(let refusal): return refusal.response
         }
-        let limitKeys = keys(source: source, target: nil, client: client.id, config: config)
-        if let refusal = rateLimit(RateLimitPolicyName.oauthToken, keys: limitKeys, &exchange, config: config) { return refusal }
         guard let grantType, !grantType.isEmpty else {
             return Reply.oauth("invalid_request", "The mandatory 'grant_type' parameter is missing.")
         }
@@ -59,10 +44,49 @@ extension SimulatorCore {
         case GrantType.passkey: response = await passkeyGrant(request)
         case GrantType.refreshToken: response = refreshGrant(request)
         case GrantType.clientCredentials: response = clientCredentialsGrant(request)
+        case GrantType.deviceCode: response = deviceCodeGrant(request)
         default: response = authorizationCodeGrant(request)
         }
         state.stats.count("grantResults", "\(grantType) \(response.status.code)")
         return response
+    }
+
+    /// A client admitted to a token-endpoint style call.
+    struct AdmittedClient {
+        var client: ClientRegistration
+        var source: CallerSource
+    }
+
+    /// What `/connect/token` and `/connect/device` check before anything
+    /// else: client authentication (`401 invalid_client`; none at all is
+    /// refused too), the forwarder rules, then the `oauth-token` limit.
+    /// Fills in the request record's client.
+    func admitClient(_ exchange: inout Exchange, form: [(name: String, value: String)],
+                     config: SimulatorConfig) -> Result<AdmittedClient, HTTPErrorReply> {
+        let client: ClientRegistration, method: ClientAuthMethod
+        switch CallerContext.authenticate(exchange.request.headers, form: form, config: config) {
+        case .failed(let description, let basicAttempted):
+            exchange.record.clientId = form.first("client_id")
+            return .failure(HTTPErrorReply(Reply.invalidClient(description, basicAttempted: basicAttempted)))
+        case .anonymous:
+            return .failure(HTTPErrorReply(Reply.invalidClient("The mandatory 'client_id' parameter is missing.",
+                                                               basicAttempted: false)))
+        case .authenticated(let authenticated, let how):
+            client = authenticated
+            method = how
+        }
+        exchange.record.clientId = client.id
+        exchange.record.clientAuth = method.rawValue
+        let source: CallerSource
+        switch CallerContext.source(exchange, basicClient: method == .basic ? client : nil, rateLimited: true, config: config) {
+        case .success(let resolved): source = resolved
+        case .failure(let refusal): return .failure(refusal)
+        }
+        let limitKeys = keys(source: source, target: nil, client: client.id, config: config)
+        if let refusal = rateLimit(RateLimitPolicyName.oauthToken, keys: limitKeys, &exchange, config: config) {
+            return .failure(HTTPErrorReply(refusal))
+        }
+        return .success(AdmittedClient(client: client, source: source))
     }
 
     /// `unsupported_grant_type` / `unauthorized_client`, as OpenIddict and

@@ -6,6 +6,9 @@ struct BrowserSession: Sendable {
     /// The OIDC session id every client's tokens from this sign-in carry.
     var sid: String
     var proof: SignInProof
+    /// The anti-forgery value the simulator's signed-in forms (the device
+    /// verification page) carry and must post back.
+    var formToken = Identifiers.token()
 }
 
 /// A correct password whose TOTP code is still owed (the page's second step).

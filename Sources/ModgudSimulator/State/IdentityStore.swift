@@ -20,6 +20,7 @@ struct IdentityStore: Sendable {
     var browserSessions: [String: BrowserSession] = [:]
     var passwordChallenges: [String: PasswordChallenge] = [:]
     var pushedRequests: [String: PushedRequest] = [:]
+    var deviceAuthorizations = DeviceAuthorizations()
     private var operationsSinceSweep = 0
 
     /// How e-mail addresses are compared: trimmed, lower-cased.
@@ -146,6 +147,7 @@ struct IdentityStore: Sendable {
         authorizationCodes = authorizationCodes.filter { $0.value.expiresAt > now }
         passwordChallenges = passwordChallenges.filter { $0.value.expiresAt > now }
         pushedRequests = pushedRequests.filter { $0.value.expiresAt > now }
+        deviceAuthorizations.sweep(now: now)
         let expiredAccess = accessTokens.filter { $0.value.expiresAt <= now }
         for (token, record) in expiredAccess {
             accessTokens[token] = nil
