@@ -41,6 +41,28 @@ struct CrossDeviceRelayTests {
         #expect(answer.header("Content-Type") == modgud.answerHeaders["Content-Type"])
     }
 
+    @Test func aFailingModgudIs502ThenPacedAndADownStoreIs503() async throws {
+        let deployment = try await CrossDeviceDeployment.start(interval: 30)
+        let screen = deployment.browser()
+        let (id, _) = try await deployment.started(screen)
+        deployment.front.failTokens(with: 500)
+        let failed = try await deployment.poll(screen, id)
+        #expect(failed.status == 502 && failed.json?["error"]?.stringValue == "upstream_error")
+        #expect(!failed.bodyText.contains("down"), "Modgud's text stays out")
+        let paced = try await deployment.poll(screen, id)
+        #expect(paced.status == 202, "the next call waits for the interval")
+        #expect(deployment.front.deviceTokenCalls.count == 1)
+        #expect(deployment.metric("bff_cross_device_modgud_polls_total", #"answer="error""#) == 1)
+
+        await deployment.harness.redis.kill()
+        for answer in [try await deployment.poll(screen, id), try await deployment.start(screen)] {
+            #expect(answer.status == 503 && answer.json?["error"]?.stringValue == "store_unavailable")
+            #expect(answer.header("Retry-After") != nil)
+            #expect(answer.setCookie(named: "__Host-bff-xd") == nil)
+        }
+        await deployment.stop()
+    }
+
     @Test func noSecretReachesABrowserOrALogLine() async throws {
         let deployment = try await CrossDeviceDeployment.start()
         let screen = deployment.browser(), stranger = deployment.browser()

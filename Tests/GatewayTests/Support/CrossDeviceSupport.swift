@@ -29,6 +29,8 @@ final class DeviceFront: Sendable {
         var calls: [Call] = []
         /// The `interval` `/connect/device` answers the gateway with instead.
         var interval: Int?
+        /// A status `/connect/token` answers with instead of the simulator.
+        var tokenFailure: Int?
     }
 
     private let state = Mutex(State())
@@ -67,6 +69,9 @@ final class DeviceFront: Sendable {
 
     func tellInterval(_ interval: Int?) { state.withLock { $0.interval = interval } }
 
+    /// From now on `/connect/token` answers `status` (nil: the simulator again).
+    func failTokens(with status: Int?) { state.withLock { $0.tokenFailure = status } }
+
     func stop() async {
         guard let server = server.withLock({ server in defer { server = nil }; return server }) else { return }
         await server.stop()
@@ -77,9 +82,14 @@ final class DeviceFront: Sendable {
         let body = (try? await request.body.collect(upTo: 1 << 20)) ?? []
         var head = request.head
         head.framing = body.isEmpty ? .none : .contentLength(body.count)
-        var response = await simulator.respond(HTTPRequest(head: head, body: .bytes(body), peer: request.peer))
-        guard case .bytes(var answer) = response.body else { return response }
         let path = String(request.path)
+        var response: HTTPResponse
+        if path == "/connect/token", let failure = state.withLock({ $0.tokenFailure }) {
+            response = HTTPResponse(status: HTTPStatus(failure), headers: ["Content-Type": "text/plain"], bytes: Array("down".utf8))
+        } else {
+            response = await simulator.respond(HTTPRequest(head: head, body: .bytes(body), peer: request.peer))
+        }
+        guard case .bytes(var answer) = response.body else { return response }
         if path == "/connect/device", let interval = state.withLock({ $0.interval }), response.status == .ok,
            case .object(var object)? = try? JSON.parse(answer) {
             object["interval"] = .int(Int64(interval))

@@ -56,31 +56,38 @@ struct CrossDevicePoll: Sendable {
         }
         switch reply.status.code < 500 ? reply.oauthError : nil {
         case "authorization_pending":
-            metrics.polls.increment(["pending"])
+            counted("pending", call: "ok")
             return Self.pending(record.request.intervalSeconds)
         case "slow_down":
-            metrics.polls.increment(["slow_down"])
+            counted("slow_down", call: "ok")
             _ = try await shared.store(context) { () async throws(SessionError) in
                 try await shared.sessions.slowCrossDevicePolls(&record)
             }
             context.logger.info("crossdevice.slowed", ["interval": .int(record.request.intervalSeconds)])
             return Self.pending(record.request.intervalSeconds)
         case "access_denied":
-            metrics.polls.increment(["denied"])
+            counted("denied", call: "refused")
             try await end(record, outcome: "denied", context)
             throw CrossDeviceEndpoints.denied
         case "expired_token", "invalid_grant":
             // Modgud forgets an expired code: both mean "start again".
-            metrics.polls.increment(["expired"])
+            counted("expired", call: "refused")
             try await end(record, outcome: "expired", context)
             throw CrossDeviceEndpoints.expired
         default:
+            // Modgud failing (5xx) or refusing the gateway: the next poll
+            // after the interval asks again.
             metrics.polls.increment(["error"])
-            metrics.signIns.increment(["failed"])
             context.logger.warning("crossdevice.poll_failed", ["status": .int(reply.status.code),
                                                               "error": .string(ModgudReply.label(reply.oauthError ?? "none"))])
             return shared.relay.oauthError(reply, endpoint: Self.endpoint, context: context)
         }
+    }
+
+    /// A call Modgud answered with one of the grant's own answers.
+    private func counted(_ answer: String, call outcome: String) {
+        metrics.polls.increment([answer])
+        shared.relay.calls.increment([Self.endpoint, outcome])
     }
 
     /// Tokens for this browser: the request ends (both records, the
@@ -88,7 +95,7 @@ struct CrossDevicePoll: Sendable {
     /// verified.
     private func approve(_ reply: ModgudReply, _ record: CrossDeviceRecord, _ request: HTTPRequest,
                          _ context: RequestContext) async throws -> HTTPResponse {
-        metrics.polls.increment(["approved"])
+        counted("approved", call: "ok")
         guard let json = reply.json, let tokens = TokenSet(json: json) else {
             metrics.signIns.increment(["failed"])
             throw shared.relay.failure(ModgudFailure.badResponse, endpoint: Self.endpoint, context: context)
@@ -100,7 +107,6 @@ struct CrossDevicePoll: Sendable {
             await completion.revokeAbandoned(tokens, context)
             throw SignInContext.gatewayError(error, context: context)
         }
-        shared.relay.calls.increment([Self.endpoint, "ok"])
         let expiredCookie = shared.sessions.expiringCrossDeviceCookie()
         let answer: HTTPResponse
         do {
@@ -120,7 +126,6 @@ struct CrossDevicePoll: Sendable {
     /// Ends the request (denied, expired): both records go, nothing is signed.
     private func end(_ record: CrossDeviceRecord, outcome: String, _ context: RequestContext) async throws {
         metrics.signIns.increment([outcome])
-        shared.relay.calls.increment([Self.endpoint, "refused"])
         context.logger.info("crossdevice.ended", ["outcome": .string(outcome)])
         try await shared.store(context) { () async throws(SessionError) in try await shared.sessions.endCrossDevice(record) }
     }

@@ -12,7 +12,9 @@ struct CrossDeviceSettings: Sendable {
 /// to Modgud's token endpoint actually made, by Modgud's answer (however
 /// often browsers poll, these follow the interval).
 struct CrossDeviceMetrics: Sendable {
-    /// `outcome`: started, approved, denied, expired, rate_limited, failed.
+    /// `outcome`: started, approved, denied, expired, rate_limited (Modgud's
+    /// 429 to a start or a poll), failed (a start that did not start, an
+    /// approval that did not become a session).
     let signIns: Counter
     /// `answer`: pending, slow_down, approved, denied, expired, rate_limited, error.
     let polls: Counter
