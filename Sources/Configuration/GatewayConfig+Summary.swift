@@ -55,6 +55,7 @@ extension GatewayConfig: CustomStringConvertible {
             SettingDefinition.signInErrorPath.name: signInErrorPath,
             SettingDefinition.postLogoutRedirectURI.name: postLogoutRedirect,
             SettingDefinition.idTokenSkew.name: String(idTokenSkew.components.seconds),
+            SettingDefinition.crossDevice.name: String(crossDevice),
         ]
         return SettingDefinition.all.map { setting in
             let value = setting.isSecret && values[setting.name] != notSet ? "<redacted>" : values[setting.name]

@@ -95,6 +95,8 @@ public struct GatewayConfig: Sendable {
     public var postLogoutRedirectURI: String?
     /// BFF_ID_TOKEN_SKEW_S.
     public var idTokenSkew: Duration = .seconds(60)
+    /// BFF_CROSS_DEVICE: `/bff/cross-device/*` are served.
+    public var crossDevice: Bool = false
 
     /// Where Modgud's end-session page sends the browser.
     public var postLogoutRedirect: String { postLogoutRedirectURI ?? publicOrigin.description + "/" }

@@ -90,7 +90,8 @@ extension GatewayService {
         return ["signIn": ["emailCode": .bool(signIn), "magicLink": .bool(signIn), "passkey": .bool(signIn), "register": .bool(signIn),
                            "codeFlow": .bool(signIn && config.codeFlow)],
                 "features": ["apiProxy": .bool(!config.routes.isEmpty), "passkeyManagement": .bool(signIn),
-                             "logout": .bool(signIn), "sessions": .bool(signIn)]]
+                             "logout": .bool(signIn), "sessions": .bool(signIn),
+                             "crossDevice": .bool(signIn && config.crossDevice)]]
     }
 
     /// The code flow's redirect URI, error path, post-logout redirect and counters.
@@ -98,6 +99,11 @@ extension GatewayService {
         CodeFlowSettings(redirectURI: config.redirectURI, errorPath: config.signInErrorPath,
                          postLogoutRedirect: config.postLogoutRedirect, enabled: config.codeFlow,
                          metrics: CodeFlowMetrics(metrics))
+    }
+
+    /// Whether the cross-device sign-in is offered, and its counters.
+    static func crossDeviceSettings(_ config: GatewayConfig, metrics: MetricsRegistry) -> CrossDeviceSettings {
+        CrossDeviceSettings(enabled: config.crossDevice, metrics: CrossDeviceMetrics(metrics))
     }
 
     /// `/readyz`: Redis answers PING; Modgud answers its discovery document

@@ -88,7 +88,8 @@ public final class GatewayService: Sendable {
             let ends = SessionEndCounters(metrics: metrics)
             let sessionList = SessionListEndpoints(shared: shared, revoker: coordinator.revoker, counters: ends)
             SignInEndpoints(shared: shared, refresher: coordinator, capabilities: Self.capabilities(config),
-                            codeFlow: Self.codeFlowSettings(config, metrics: metrics), sessionList: sessionList)
+                            codeFlow: Self.codeFlowSettings(config, metrics: metrics), sessionList: sessionList,
+                            crossDevice: Self.crossDeviceSettings(config, metrics: metrics))
                 .register(in: &publicRouter, options: bodyLimit)
             BackchannelLogoutEndpoint(shared: shared, replays: records, counters: ends).register(in: &publicRouter)
         }

@@ -106,6 +106,16 @@ public final class ModgudClient: Sendable {
         return try await send(.post, url, headers: headers, body: Array(FormURLEncoded.serialize(fields).utf8))
     }
 
+    /// `POST` to the device authorization endpoint (RFC 8628 §3.1) as the
+    /// client, with the browser's address: the scopes and audiences a
+    /// sign-in asks for, as the code flow's authorize request names them.
+    public func deviceAuthorization(forwardedFor client: IPAddress) async throws(ModgudFailure) -> ModgudReply {
+        var headers = clientHeaders(forwardedFor: client)
+        headers.add("Content-Type", "application/x-www-form-urlencoded")
+        let fields = [("scope", configuration.scopes)] + configuration.resources.map { ("resource", $0) }
+        return try await send(.post, endpoints.deviceAuthorization, headers: headers, body: Array(FormURLEncoded.serialize(fields).utf8))
+    }
+
     /// `POST /connect/revoke` with Basic alone.
     public func revoke(_ token: Secret, hint: String) async throws(ModgudFailure) -> ModgudReply {
         var headers = HTTPHeaders()

@@ -16,6 +16,9 @@ public struct ModgudEndpoints: Sendable, Equatable {
     /// discovery advertises one on the base URL's own origin (the call
     /// carries the client secret).
     public var pushedAuthorization: String?
+    /// The device authorization endpoint (RFC 8628), on the base URL's own
+    /// origin (the call carries the client secret).
+    public var deviceAuthorization: String
     /// Discovery's `backchannel_logout_supported`.
     public var backchannelLogoutSupported = false
     /// Discovery's `backchannel_logout_session_supported`: logout tokens carry `sid`.
@@ -42,6 +45,7 @@ public struct ModgudEndpoints: Sendable, Equatable {
         jwks = base + "/.well-known/jwks"
         authorization = base + "/connect/authorize"
         endSession = base + "/connect/logout"
+        deviceAuthorization = base + "/connect/device"
         otpRequest = base + "/api/account/native/otp/request"
         register = base + "/api/account/native/register"
         magicLinkRequest = base + "/api/account/magic-link/request"
@@ -84,6 +88,7 @@ public struct ModgudEndpoints: Sendable, Equatable {
         authorization = url("authorization_endpoint") ?? authorization
         endSession = url("end_session_endpoint") ?? endSession
         pushedAuthorization = url("pushed_authorization_request_endpoint", sameOrigin: true)
+        deviceAuthorization = url("device_authorization_endpoint", sameOrigin: true) ?? deviceAuthorization
         backchannelLogoutSupported = discovery["backchannel_logout_supported"]?.boolValue ?? false
         backchannelLogoutSessionSupported = discovery["backchannel_logout_session_supported"]?.boolValue ?? false
         self.ignored = ignored

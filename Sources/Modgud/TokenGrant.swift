@@ -15,12 +15,17 @@ public enum TokenGrant: Sendable {
     /// verifier and the redirect URI the authorize request named. The
     /// audiences were asked for at the authorize request.
     case authorizationCode(code: Secret, verifier: Secret, redirectURI: String)
+    /// The device code of a device authorization (RFC 8628 §3.4), polled
+    /// until approved. The audiences were asked for when it was issued.
+    case deviceCode(Secret)
 
     public static let otpType = "urn:cocoar:otp"
     public static let magicType = "urn:cocoar:magic"
     public static let passkeyType = "urn:cocoar:passkey"
     /// The code flow's grant type (`.authorizationCode`).
     public static let authorizationCodeType = "authorization_code"
+    /// The device authorization grant's type (`.deviceCode`).
+    public static let deviceCodeType = "urn:ietf:params:oauth:grant-type:device_code"
 
     /// The grant type this request uses.
     public var grantType: String {
@@ -32,6 +37,7 @@ public enum TokenGrant: Sendable {
         case .refresh: "refresh_token"
         case .clientCredentials: "client_credentials"
         case .authorizationCode: Self.authorizationCodeType
+        case .deviceCode: Self.deviceCodeType
         }
     }
 
@@ -39,7 +45,7 @@ public enum TokenGrant: Sendable {
     /// (`resource`): the magic-link grant does not, nor its second step.
     public var asksForAudiences: Bool {
         switch self {
-        case .otp, .passkey, .authorizationCode: true
+        case .otp, .passkey, .authorizationCode, .deviceCode: true
         case .magic: false
         case .mfa(let grantType, _, _): grantType != Self.magicType
         case .refresh, .clientCredentials: false
@@ -77,6 +83,8 @@ public enum TokenGrant: Sendable {
             fields += resource
         case .authorizationCode(let code, let verifier, let redirectURI):
             fields += [("code", code.revealed), ("redirect_uri", redirectURI), ("code_verifier", verifier.revealed)]
+        case .deviceCode(let code):
+            fields.append(("device_code", code.revealed))
         }
         return fields
     }

@@ -24,6 +24,12 @@ struct RecordScheme: Sendable {
     /// Authorization-code flow records: several per flow cookie, one per
     /// `state`, each derived from the cookie and its key together.
     static let codeFlow = RecordScheme(kind: "code-flow", keyPrefix: "flow:")
+    /// Cross-device sign-ins' secret records (the device code): derived
+    /// from the `__Host-bff-xd` cookie and the request id together.
+    static let crossDevice = RecordScheme(kind: "cross-device", keyPrefix: "xd:")
+    /// Cross-device sign-ins' public context records, derived from the
+    /// request id alone (its 256 bits stand in for a cookie's).
+    static let crossDeviceContext = RecordScheme(kind: "cross-device-context", keyPrefix: "xd:")
 
     /// The cookie value's length in random bytes (256 bits).
     static let cookieByteCount = 32

@@ -192,6 +192,7 @@ struct SignInCompletion: Sendable {
         case TokenGrant.magicType: .magic
         case TokenGrant.passkeyType: .passkey
         case TokenGrant.authorizationCodeType: .code
+        case TokenGrant.deviceCodeType: .crossDevice
         default: nil
         }
     }

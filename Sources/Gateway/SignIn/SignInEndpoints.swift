@@ -11,6 +11,8 @@ struct SignInEndpoints: Sendable {
     /// The user's sessions (`GET /bff/sessions`, `DELETE /bff/sessions/{id}`,
     /// logout everywhere).
     var sessionList: SessionListEndpoints?
+    /// The cross-device sign-in (`/bff/cross-device/*`), when configured.
+    var crossDevice: CrossDeviceSettings?
 
     func register(in router: inout RouterBuilder, options: RouteOptions) {
         let narrows = refresher.settings.defaultResource != nil && shared.modgud.configuration.resources.count > 1
@@ -24,5 +26,6 @@ struct SignInEndpoints: Sendable {
                          postLogoutRedirect: codeFlow.postLogoutRedirect).register(in: &router, options: options)
         sessionList?.register(in: &router, options: options)
         CodeFlowEndpoints(shared: shared, completion: completion, settings: codeFlow).register(in: &router, options: options)
+        crossDevice.map { CrossDeviceEndpoints(shared: shared, completion: completion, settings: $0).register(in: &router, options: options) }
     }
 }
