@@ -36,6 +36,7 @@ public enum ConfigLoader {
         let signIn = readSignInSettings(&reader)
         let limits = readLimitSettings(&reader)
         let codeFlow = readCodeFlowSettings(&reader)
+        let appLogin = readAppLoginSettings(&reader)
 
         if let listen, let adminListen, listen.conflicts(with: adminListen) {
             reader.report(.adminListen, "\(adminListen) would share a port with BFF_LISTEN (\(listen))")
@@ -66,6 +67,7 @@ public enum ConfigLoader {
         signIn(&config)
         limits(&config)
         codeFlow(&config)
+        appLogin(&config)
         return .success(config)
     }
 

@@ -90,7 +90,8 @@ extension GatewayService {
         return ["signIn": ["emailCode": .bool(signIn), "magicLink": .bool(signIn), "passkey": .bool(signIn), "register": .bool(signIn),
                            "codeFlow": .bool(signIn && config.codeFlow)],
                 "features": ["apiProxy": .bool(!config.routes.isEmpty), "passkeyManagement": .bool(signIn),
-                             "logout": .bool(signIn), "sessions": .bool(signIn)]]
+                             "logout": .bool(signIn), "sessions": .bool(signIn),
+                             "appLogin": .bool(signIn && !config.apps.isEmpty)]]
     }
 
     /// The code flow's redirect URI, error path, post-logout redirect and counters.

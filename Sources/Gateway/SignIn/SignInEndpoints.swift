@@ -11,6 +11,8 @@ struct SignInEndpoints: Sendable {
     /// The user's sessions (`GET /bff/sessions`, `DELETE /bff/sessions/{id}`,
     /// logout everywhere).
     var sessionList: SessionListEndpoints?
+    /// The native app hand-off (`/bff/app-login/*`); nil or no app: not served.
+    var appLogin: AppLoginSettings?
 
     func register(in router: inout RouterBuilder, options: RouteOptions) {
         let narrows = refresher.settings.defaultResource != nil && shared.modgud.configuration.resources.count > 1
@@ -24,5 +26,6 @@ struct SignInEndpoints: Sendable {
                          postLogoutRedirect: codeFlow.postLogoutRedirect).register(in: &router, options: options)
         sessionList?.register(in: &router, options: options)
         CodeFlowEndpoints(shared: shared, completion: completion, settings: codeFlow).register(in: &router, options: options)
+        if let appLogin { AppLoginEndpoints(shared: shared, refresher: refresher, settings: appLogin).register(in: &router, options: options) }
     }
 }
