@@ -14,21 +14,21 @@ struct AppLoginRefusalTests {
     static let invalidRequest = "app_request_invalid"
 
     @Test func aRequestIsSingleUseAndUnknownUsedAndExpiredAnswerTheSame403() async throws {
-        let harness = try await GatewayHarness.start(gateway: { config in
-            AppLoginSupport.configure(&config)
-            config.appLoginTimes.requestLifetime = .seconds(1)
-        })
+        let harness = try await GatewayHarness.start(gateway: { AppLoginSupport.configure(&$0) })
         let webView = harness.browser()
         let browser = harness.browser()
         #expect(try await SignInFlowTests.signInWithCode(harness, browser).status == 200)
         let used = try await AppLoginSupport.requestID(webView, AppLoginSupport.PKCEPair())
-        let expiring = try await AppLoginSupport.requestID(webView, AppLoginSupport.PKCEPair())
         #expect(try await AppLoginSupport.code(browser, requestID: used).status == 200)
+        // A request stored as `start` stores it, with a lifetime of 300 ms.
+        let expiring = try await harness.service.sessions.beginAppLogin(
+            challenge: AppLoginSupport.PKCEPair().challenge, app: AppLoginSupport.appName, lifetime: .milliseconds(300)).requestID.revealed
+        #expect(try await harness.service.sessions.appLoginRequest(id: expiring) != nil)
 
         let other = harness.browser()
         #expect(try await SignInFlowTests.signInWithCode(harness, other).status == 200)
         let unknown = Base64URL.encode(try SecureRandom.bytes(count: 32))
-        try await Task.sleep(for: .milliseconds(1300))
+        try await Task.sleep(for: .milliseconds(400))
         var bodies: [[UInt8]] = []
         for id in [used, unknown, expiring, "not-a-request-id"] {
             let code = try await AppLoginSupport.code(other, requestID: id)
@@ -153,7 +153,7 @@ struct AppLoginRefusalTests {
     @Test func anExpiredCodesRefreshTokenIsRevokedByTheSweep() async throws {
         let harness = try await GatewayHarness.start(gateway: { config in
             AppLoginSupport.configure(&config)
-            config.appLoginTimes.codeLifetime = .seconds(1)
+            config.appLoginTimes.codeLifetime = .seconds(3)
             config.appLoginTimes.revocationGrace = .milliseconds(500)
             config.appLoginTimes.sweepInterval = .milliseconds(200)
         })

@@ -24,14 +24,20 @@ final class AddressRateLimiter: Sendable {
 
     /// A limiter by `limit`, tracking at most `capacity` addresses, reading
     /// time from `clock`.
-    init<C: Clock>(policy: String, limit: RateLimit, capacity: Int = 10_000, clock: C = ContinuousClock())
+    convenience init<C: Clock>(policy: String, limit: RateLimit, capacity: Int = 10_000, clock: C = ContinuousClock())
         where C.Duration == Duration
     {
+        let origin = clock.now
+        self.init(policy: policy, limit: limit, capacity: capacity, now: { origin.duration(to: clock.now) })
+    }
+
+    /// A limiter reading the time elapsed on a monotonic line from `now`
+    /// (a test moves it by hand).
+    init(policy: String, limit: RateLimit, capacity: Int, now: @escaping @Sendable () -> Duration) {
         self.policy = policy
         self.limit = limit
         self.capacity = max(1, capacity)
-        let origin = clock.now
-        now = { origin.duration(to: clock.now) }
+        self.now = now
     }
 
     /// Tokens added per second.
