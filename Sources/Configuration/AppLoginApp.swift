@@ -29,6 +29,7 @@ public struct AppLoginApp: Sendable, Hashable, CustomStringConvertible {
         return "intent://\(rest)?\(query)#Intent;scheme=\(scheme);package=\(androidPackage);end"
     }
 
+    /// The name, the callback and the package, for the summary.
     public var description: String {
         name + " " + callbackURI + (androidPackage.map { " (Android \($0))" } ?? "")
     }

@@ -18,6 +18,7 @@ public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
 
     private static let units: [(String, Duration)] = [("second", .seconds(1)), ("minute", .seconds(60)), ("hour", .seconds(3600))]
 
+    /// The written form, `N/unit,burst=B`.
     public var description: String {
         let unit = Self.units.first { $0.1 == period }?.0 ?? "\(period)"
         return "\(count)/\(unit),burst=\(burst)"

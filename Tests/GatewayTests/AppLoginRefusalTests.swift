@@ -45,6 +45,25 @@ struct AppLoginRefusalTests {
         await harness.stop()
     }
 
+    @Test func aRequestExpiresAfterTheConfiguredLifetime() async throws {
+        let harness = try await GatewayHarness.start(gateway: { config in
+            AppLoginSupport.configure(&config)
+            config.appLoginTimes.requestLifetime = .seconds(1)
+        })
+        let browser = harness.browser()
+        #expect(try await SignInFlowTests.signInWithCode(harness, browser).status == 200)
+        let started = try await AppLoginSupport.start(harness.browser(), AppLoginSupport.PKCEPair())
+        #expect(started.json?["expiresIn"]?.intValue == 1)
+        let id = try #require(started.json?["requestId"]?.stringValue)
+        try await Task.sleep(for: .milliseconds(1200))
+        let unknown = try await AppLoginSupport.code(browser, requestID: Base64URL.encode(try SecureRandom.bytes(count: 32)))
+        let expired = try await AppLoginSupport.code(browser, requestID: id)
+        #expect(expired.status == 403)
+        #expect(expired.body == unknown.body)
+        #expect(try await browser.get("/bff/app-login/" + id).body == unknown.body)
+        await harness.stop()
+    }
+
     @Test func onlyAFreshSessionIsHandedOverAndTheRequestStaysConsumed() async throws {
         let harness = try await GatewayHarness.start(gateway: { AppLoginSupport.configure(&$0) })
         let sessions = harness.service.sessions
