@@ -36,6 +36,7 @@ public enum ConfigLoader {
         let signIn = readSignInSettings(&reader)
         let limits = readLimitSettings(&reader)
         let codeFlow = readCodeFlowSettings(&reader)
+        let appLogin = readAppLoginSettings(&reader)
         let crossDevice = readCrossDeviceSettings(&reader)
 
         if let listen, let adminListen, listen.conflicts(with: adminListen) {
@@ -67,6 +68,7 @@ public enum ConfigLoader {
         signIn(&config)
         limits(&config)
         codeFlow(&config)
+        appLogin(&config)
         crossDevice(&config)
         return .success(config)
     }

@@ -55,6 +55,12 @@ extension GatewayConfig: CustomStringConvertible {
             SettingDefinition.signInErrorPath.name: signInErrorPath,
             SettingDefinition.postLogoutRedirectURI.name: postLogoutRedirect,
             SettingDefinition.idTokenSkew.name: String(idTokenSkew.components.seconds),
+            SettingDefinition.appCallbackURI.name: apps.count == 1 ? apps[0].callbackURI : notSet,
+            SettingDefinition.appName.name: apps.count == 1 ? apps[0].name : "the app",
+            SettingDefinition.appAndroidPackage.name: apps.count == 1 ? apps[0].androidPackage ?? notSet : notSet,
+            SettingDefinition.apps.name: apps.count > 1 ? apps.map(\.description).joined(separator: "; ") : "[]",
+            SettingDefinition.appLoginStartRate.name: appLoginStartRate?.description ?? "off",
+            SettingDefinition.appLoginSessionRate.name: appLoginSessionRate?.description ?? "off",
             SettingDefinition.crossDevice.name: String(crossDevice),
         ]
         return SettingDefinition.all.map { setting in

@@ -95,6 +95,15 @@ public struct GatewayConfig: Sendable {
     public var postLogoutRedirectURI: String?
     /// BFF_ID_TOKEN_SKEW_S.
     public var idTokenSkew: Duration = .seconds(60)
+    /// BFF_APP_CALLBACK_URI (with BFF_APP_NAME, BFF_APP_ANDROID_PACKAGE) or
+    /// BFF_APPS: the native apps of the hand-off; empty: no hand-off.
+    public var apps: [AppLoginApp] = []
+    /// BFF_APP_LOGIN_START_RATE; nil: off.
+    public var appLoginStartRate: RateLimit? = RateLimit(count: 60, period: .seconds(60), burst: 30)
+    /// BFF_APP_LOGIN_SESSION_RATE; nil: off.
+    public var appLoginSessionRate: RateLimit? = RateLimit(count: 10, period: .seconds(60), burst: 10)
+    /// The hand-off's times, fixed by its contract (not settings; tests shorten them).
+    public var appLoginTimes = AppLoginTimes()
     /// BFF_CROSS_DEVICE: `/bff/cross-device/*` are served.
     public var crossDevice: Bool = false
 

@@ -8,6 +8,7 @@ extension SettingDefinition {
         sessionAbsoluteTimeout, sessionCacheStaleness, machineClientID, machineClientSecret, refreshSkew, refreshReuseLeeway, upstreamTimeout,
         bodyMinRate, bodyRateGrace, proxyMaxBodyBytes, maxConnectionsPerAddress,
         codeFlow, signInErrorPath, postLogoutRedirectURI, idTokenSkew,
+        appCallbackURI, appName, appAndroidPackage, apps, appLoginStartRate, appLoginSessionRate,
         crossDevice,
     ]
 

@@ -91,6 +91,7 @@ extension GatewayService {
                            "codeFlow": .bool(signIn && config.codeFlow)],
                 "features": ["apiProxy": .bool(!config.routes.isEmpty), "passkeyManagement": .bool(signIn),
                              "logout": .bool(signIn), "sessions": .bool(signIn),
+                             "appLogin": .bool(signIn && !config.apps.isEmpty),
                              "crossDevice": .bool(signIn && config.crossDevice)]]
     }
 

@@ -38,6 +38,8 @@ public final class GatewayService: Sendable {
     public let publicRoutes: [(method: HTTPMethod, pattern: String)]
     /// Revokes the tokens of ended sessions in the background; drained at shutdown.
     let tokenRevoker: TokenRevoker?
+    /// Revokes the tokens of app hand-off codes that expired unredeemed.
+    let appLoginSweeper: AppLoginSweeper?
 
     public init(config: GatewayConfig, group: EventLoopGroup, logger: Logger, metrics: MetricsRegistry = MetricsRegistry()) throws {
         self.config = config
@@ -76,6 +78,7 @@ public final class GatewayService: Sendable {
                                               header: ForwardedHeader(rawValue: config.forwardedHeader) ?? .xForwardedFor)
         var refresher: RefreshCoordinator?
         var clientTokens: ClientTokenCache?
+        var appLoginSweeper: AppLoginSweeper?
         if let modgud {
             let coordinator = RefreshCoordinator(modgud: modgud, sessions: sessions, store: refreshStore, signals: signals,
                                                  settings: Self.refreshSettings(config), relay: relay, metrics: metrics)
@@ -87,13 +90,17 @@ public final class GatewayService: Sendable {
             let shared = SignInContext(modgud: modgud, sessions: sessions, relay: relay, addresses: addresses, identity: identity)
             let ends = SessionEndCounters(metrics: metrics)
             let sessionList = SessionListEndpoints(shared: shared, revoker: coordinator.revoker, counters: ends)
+            let appLogin = config.apps.isEmpty ? nil : AppLoginSettings(config: config, metrics: metrics)
+            appLoginSweeper = appLogin.map { AppLoginSweeper(sessions: sessions, modgud: modgud, settings: $0, logger: logger) }
             SignInEndpoints(shared: shared, refresher: coordinator, capabilities: Self.capabilities(config),
                             codeFlow: Self.codeFlowSettings(config, metrics: metrics), sessionList: sessionList,
+                            appLogin: appLogin,
                             crossDevice: Self.crossDeviceSettings(config, metrics: metrics))
                 .register(in: &publicRouter, options: bodyLimit)
             BackchannelLogoutEndpoint(shared: shared, replays: records, counters: ends).register(in: &publicRouter)
         }
         tokenRevoker = refresher?.revoker
+        self.appLoginSweeper = appLoginSweeper
         APIProxy(upstreams: upstreams, sessions: sessions, refresher: refresher, clientTokens: clientTokens,
                  addresses: addresses, publicOrigin: config.publicOrigin, timeout: config.upstreamTimeout,
                  defaultMaxBodyBytes: config.proxyMaxBodyBytes)
@@ -130,6 +137,7 @@ public final class GatewayService: Sendable {
         redis.start()
         refreshSignals.start()
         sessionCache?.start()
+        appLoginSweeper?.start()
         try await publicServer.start()
         try await adminServer.start()
         logger.info("gateway.started", [
@@ -169,6 +177,7 @@ public final class GatewayService: Sendable {
         async let publicDone: Void = publicServer.shutdown(gracePeriod: config.shutdownTimeout)
         async let adminDone: Void = adminServer.shutdown(gracePeriod: config.shutdownTimeout)
         _ = await (publicDone, adminDone)
+        appLoginSweeper?.stop()
         // Revocations of sessions that ended just before: they need the
         // client to Modgud, which closes below.
         if let unfinished = await tokenRevoker?.drain(within: min(config.shutdownTimeout, .seconds(5))), unfinished > 0 {

@@ -34,7 +34,7 @@ struct RecordScheme: Sendable {
     /// The cookie value's length in random bytes (256 bits).
     static let cookieByteCount = 32
 
-    private init(kind: String, keyPrefix: String) {
+    init(kind: String, keyPrefix: String) {
         keyInfo = Array("modgud-bff/\(kind)/store-key/v1".utf8)
         sealInfo = Array("modgud-bff/\(kind)/seal-key/v1".utf8)
         aadLabel = Array("modgud-bff/\(kind)/v1".utf8)

@@ -24,6 +24,8 @@ public struct SessionManager: Sendable {
     let memo: SessionMemo
     /// Seals the session cards (the user's session list).
     let directory: SessionDirectory
+    /// Seals the revocation notes of pending app hand-off codes.
+    let appLoginNotes: AppLoginRevocations
     /// `configuration.touchInterval` in milliseconds, worked out once (a
     /// `Duration` division on every lookup showed in profiles).
     private let touchIntervalMilliseconds: UInt64
@@ -38,6 +40,7 @@ public struct SessionManager: Sendable {
         self.clock = clock
         memo = SessionMemo(capacity: configuration.rememberedSessions, maxUnused: configuration.idleTimeout)
         directory = SessionDirectory(secret: configuration.directorySecret)
+        appLoginNotes = AppLoginRevocations(secret: configuration.directorySecret)
         touchIntervalMilliseconds = UInt64(configuration.touchInterval.wholeMilliseconds)
     }
 
@@ -176,15 +179,20 @@ public struct SessionManager: Sendable {
 
     /// `create`, also returning the earlier session it ended (as its
     /// record held it when taken), whose tokens the caller revokes.
-    public func createEnding(_ data: SessionData, replacing cookieHeader: String?, device: String = "", address: String = "")
+    /// `authenticatedAt`: when the user signed in, for a sign-in that moved
+    /// here from another session (the absolute timeout counts from it);
+    /// nil: now.
+    public func createEnding(_ data: SessionData, replacing cookieHeader: String?, device: String = "", address: String = "",
+                             authenticatedAt: UInt64? = nil)
         async throws(SessionError) -> (session: Session, setCookie: Secret, ended: Session?)
     {
         let now = clock.unixMilliseconds()
-        var absolute = now &+ UInt64(configuration.absoluteTimeout.wholeMilliseconds)
+        let signedInAt = min(authenticatedAt ?? now, now)
+        var absolute = signedInAt &+ UInt64(configuration.absoluteTimeout.wholeMilliseconds)
         if let refreshExpiry = data.tokens.refreshTokenExpiresAt { absolute = min(absolute, refreshExpiry) }
         guard absolute > now else { throw .invalidData(reason: "the refresh token has already expired") }
         let (cookieValue, handle) = try derive { () throws(CryptoError) in try RecordScheme.session.newHandle() }
-        let content = SessionRecord(data: data, authenticatedAt: now, absoluteExpiresAt: absolute)
+        let content = SessionRecord(data: data, authenticatedAt: signedInAt, absoluteExpiresAt: absolute)
         let record = try sealed(content.encoded(), scheme: .session, handle: handle, version: 1, absoluteExpiry: absolute)
         let card = try newCard(data, handle: handle, now: now, absoluteExpiry: absolute, device: device, address: address)
 
@@ -203,7 +211,7 @@ public struct SessionManager: Sendable {
                 try await store.addToIndex(Self.sidIndex(sid: sid), member: handle.storeKey, ttl: lifetime)
             }
         }
-        let session = Session(data: data, authenticatedAt: now, absoluteExpiresAt: absolute, version: 1, handle: handle)
+        let session = Session(data: data, authenticatedAt: signedInAt, absoluteExpiresAt: absolute, version: 1, handle: handle)
         let maxAge: Int64? = configuration.cookieLifetime == .untilAbsoluteExpiry ? Int64(absolute - now) / 1000 : nil
         let setCookie = CookieHeader.setCookie(name: configuration.cookieName, value: cookieValue, maxAge: maxAge)
         return (session, Secret(setCookie), ended)

@@ -33,6 +33,7 @@ struct OpenAPITests {
         config.adminListen = ListenAddress(host: .v4(0x7F00_0001), port: 0)
         config.modgudURL = HTTPURL("http://127.0.0.1:1")
         config.client = ClientCredentials(id: "bff", secret: Secret("s"))
+        config.apps = [AppLoginApp(name: "App", callbackURI: "app://callback")]
         config.crossDevice = true
         let group = try EventLoopGroup(loops: 1)
         defer { group.shutdown() }

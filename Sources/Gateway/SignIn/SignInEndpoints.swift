@@ -11,6 +11,8 @@ struct SignInEndpoints: Sendable {
     /// The user's sessions (`GET /bff/sessions`, `DELETE /bff/sessions/{id}`,
     /// logout everywhere).
     var sessionList: SessionListEndpoints?
+    /// The native app hand-off (`/bff/app-login/*`); nil or no app: not served.
+    var appLogin: AppLoginSettings?
     /// The cross-device sign-in (`/bff/cross-device/*`), when configured.
     var crossDevice: CrossDeviceSettings?
 
@@ -26,6 +28,7 @@ struct SignInEndpoints: Sendable {
                          postLogoutRedirect: codeFlow.postLogoutRedirect).register(in: &router, options: options)
         sessionList?.register(in: &router, options: options)
         CodeFlowEndpoints(shared: shared, completion: completion, settings: codeFlow).register(in: &router, options: options)
+        if let appLogin { AppLoginEndpoints(shared: shared, refresher: refresher, settings: appLogin).register(in: &router, options: options) }
         crossDevice.map { CrossDeviceEndpoints(shared: shared, completion: completion, settings: $0).register(in: &router, options: options) }
     }
 }
