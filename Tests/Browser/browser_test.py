@@ -29,6 +29,8 @@ What is checked, in a real browser:
   simulator takes. In a fresh browser, the same flow through PAR (no state
   or PKCE challenge in the URL), then a sign-out at the simulator ends the
   session through the back channel: /bff/user answers 401 within two seconds.
+- The native app hand-off and cross-device sign-in with a match code, each
+  across several browser contexts (crossplace_flows.py).
 
 Usage: python3 Tests/Browser/browser_test.py [binary directory, default .build/debug]
 Needs: chromium (apt), playwright (PyPI), nginx, redis-server; Tests/run
@@ -44,6 +46,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from crossplace_flows import APP_CALLBACK, run_app_handoff, run_cross_device
 from browserlib import check, failures, free_port, get_json, post_json, totp, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,7 +80,8 @@ def main() -> int:
         redis = start(["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
                        "--appendonly", "no", "--dir", str(work)], "redis")
         sim = start([str(binaries / "modgud-sim"), "--listen", f"127.0.0.1:{sim_port}", "--jitter-ms", "0",
-                     "--rate-limits", "off", "--bff-origins", origin, "--log-level", "warning"], "sim")
+                     "--rate-limits", "off", "--bff-origins", origin, "--device-code-interval", "1",
+                     "--log-level", "warning"], "sim")
         gateway = start([str(binaries / "modgud-bff")], "gateway", env={
             "PATH": "/usr/bin:/bin",
             "BFF_LISTEN": f"127.0.0.1:{gateway_port}",
@@ -88,6 +92,9 @@ def main() -> int:
             "BFF_CLIENT_SECRET": "bff-secret",
             "BFF_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
             "BFF_TRUSTED_PROXIES": "127.0.0.1/32",
+            "BFF_APP_CALLBACK_URI": APP_CALLBACK,
+            "BFF_APP_NAME": "MowDeck",
+            "BFF_CROSS_DEVICE": "true",
         })
         (work / "nginx.conf").write_text(f"""
 worker_processes 1;
@@ -250,6 +257,8 @@ def run_browser(origin: str, front_port: int, sim_port: int, work: Path) -> None
         check(page.url.startswith(origin + "/"), "…which Modgud takes, back at the front end", page.url)
         check(bff("GET", "/bff/user")["status"] == 401, "…and /bff/user answers 401")
         run_code_flow(browser, origin, sim_port)
+        run_app_handoff(browser, origin, sim_port)
+        run_cross_device(browser, origin, sim_port)
         browser.close()
 
 
