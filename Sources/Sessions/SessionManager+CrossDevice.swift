@@ -39,7 +39,7 @@ extension SessionManager {
     /// cookie; and `context` under `requestID` alone.
     ///
     /// - Returns: the `Set-Cookie` value of the cross-device cookie, its
-    ///   `Max-Age` the device code's lifetime.
+    ///   `Max-Age` the device code's lifetime plus `crossDeviceGrace`.
     public func beginCrossDevice(_ request: CrossDeviceRequest, context: CrossDeviceContext, requestID: String,
                                  cookieHeader: String?) async throws(SessionError) -> Secret {
         let now = clock.unixMilliseconds()
@@ -57,7 +57,9 @@ extension SessionManager {
             try await store.save(handle.storeKey, record: secret, ttl: ttl)
             try await store.save(contextHandle.storeKey, record: visible, ttl: ttl)
         }
-        let maxAge = Int64((request.expiresAt - now + 999) / 1000)
+        // The cookie lasts as long as the records, so that a late poll
+        // still carries it and hears "expired".
+        let maxAge = Int64((retained - now + 999) / 1000)
         return Secret(CookieHeader.setCookie(name: Self.crossDeviceCookieName, value: cookieValue, maxAge: maxAge))
     }
 

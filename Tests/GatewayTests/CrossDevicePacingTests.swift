@@ -116,6 +116,7 @@ struct CrossDevicePacingTests {
         #expect(try await deployment.decide(code, action: "approve") == 404, "too late to approve")
         let context = try await deployment.context(deployment.browser(), id)
         #expect(context.status == 410 && context.json?["error"]?.stringValue == "expired_token")
+        #expect(try await deployment.poll(deployment.browser(), id).status == 403, "without its cookie: 403, expired or not")
         let expired = try await deployment.poll(screen, id)
         #expect(expired.status == 410 && expired.json?["error"]?.stringValue == "expired_token")
         #expect(expired.setCookie(named: "__Host-bff") == nil)

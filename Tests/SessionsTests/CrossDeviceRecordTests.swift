@@ -30,7 +30,8 @@ struct CrossDeviceRecordTests {
             let setCookie = try await manager.beginCrossDevice(Self.request(now), context: Self.context(now), requestID: id,
                                                                cookieHeader: nil)
             #expect(setCookie.revealed.hasPrefix("__Host-bff-xd="))
-            #expect(setCookie.revealed.hasSuffix("; Path=/; Max-Age=600; HttpOnly; Secure; SameSite=Strict"))
+            // The code's 600 s and the one-minute grace: as long as the records.
+            #expect(setCookie.revealed.hasSuffix("; Path=/; Max-Age=660; HttpOnly; Secure; SameSite=Strict"))
             let header = Fixtures.cookieHeader(setCookie)
             let found = try #require(try await manager.crossDeviceRecord(requestID: id, cookieHeader: header).value)
             #expect(found.request == Self.request(now) && found.version == 1)

@@ -27,7 +27,7 @@ struct CrossDevicePoll: Sendable {
         let lookup = try await shared.store(context) { () async throws(SessionError) in
             try await shared.sessions.crossDeviceRecord(requestID: requestID, cookieHeader: cookieHeader)
         }
-        guard case .found(var record) = lookup else { return try await refuse(lookup, requestID: requestID, context) }
+        guard case .found(var record) = lookup else { try refuse(lookup, context) }
         if record.isExpired(at: shared.sessions.now) {
             try await end(record, outcome: "expired", context)
             throw CrossDeviceEndpoints.expired
@@ -130,11 +130,9 @@ struct CrossDevicePoll: Sendable {
         try await shared.store(context) { () async throws(SessionError) in try await shared.sessions.endCrossDevice(record) }
     }
 
-    /// No record for this browser and id. An expired request answers 410
-    /// to anyone (its context says as much publicly); everything else is
-    /// the one 403, whatever the reason.
-    private func refuse(_ lookup: SessionLookup<CrossDeviceRecord>, requestID: String,
-                        _ context: RequestContext) async throws -> HTTPResponse {
+    /// No record for this browser and id: the one 403, whatever the
+    /// reason (no cookie, another browser's, an unknown or ended request).
+    private func refuse(_ lookup: SessionLookup<CrossDeviceRecord>, _ context: RequestContext) throws -> Never {
         let reason: String
         switch lookup {
         case .noCookie: reason = "no_cookie"
@@ -144,10 +142,6 @@ struct CrossDevicePoll: Sendable {
             context.logger.warning("crossdevice.tampered", ["record": "request"])
         case .notFound, .expired, .found: reason = "unknown"
         }
-        let visible = try await shared.store(context) { () async throws(SessionError) in
-            try await shared.sessions.crossDeviceContext(requestID: requestID)
-        }
-        if case .expired = visible { throw CrossDeviceEndpoints.expired }
         context.logger.info("crossdevice.poll_refused", ["reason": .string(reason)])
         throw CrossDeviceEndpoints.denied
     }
