@@ -62,6 +62,8 @@ BENCHES = {
     "redis": dict(script="redis_bench.sh", arg=scaled(20000, 2000, 2000), env=["SCRATCH_PATH"],
                   parse="redis", aliases=["redis_bench"]),
     "signin": dict(script="signin.sh", arg=scaled(300, 30, 30), env=[], parse="tables"),
+    "callback": dict(script="callback.sh", arg=scaled(300, 30, 30), env=["BENCH_SCRATCH"], parse="tables"),
+    "crossplace": dict(script="crossplace.sh", arg=scaled(200, 20, 20), env=["BENCH_SCRATCH"], parse="tables"),
     "proxy": dict(script="proxy.sh", arg=timed(36), env=["BENCH_SCRATCH"], parse="tables"),
     "refresh_race": dict(script="refresh_race.sh", arg=scaled(20, 1, 2), env=["BENCH_SCRATCH"],
                          parse="refresh_race", aliases=["refresh"]),
