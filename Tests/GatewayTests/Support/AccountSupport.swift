@@ -28,90 +28,38 @@ struct TappedCall: Sendable {
     var responseJSON: JSON? { responseBody.flatMap { try? JSON.parse($0) } }
 }
 
-/// A recording hop between the gateway and the in-process simulator. The
-/// simulator's own request log keeps neither form fields nor token values;
-/// the tap keeps both, and stopping it makes Modgud unreachable.
-final class ModgudTap: Sendable {
-    private struct State {
-        var simulator: Simulator?
-        var waiting: [CheckedContinuation<Simulator, Never>] = []
-        var calls: [TappedCall] = []
-    }
+/// A recording use of the hop between the gateway and the in-process
+/// simulator. The simulator's own request log keeps neither form fields
+/// nor token values; the tap keeps both, and stopping it makes Modgud
+/// unreachable.
+final class ModgudTap: SimulatorHopUse {
+    let hop = SimulatorHop()
+    private let recorded = Mutex<[TappedCall]>([])
 
-    private let state = Mutex(State())
-    private let server = Mutex<LoopbackServer?>(nil)
+    static let loopName = "modgud-tap"
 
-    /// The port stays known after the listener closed.
-    private let port = Mutex<UInt16>(0)
-
-    var baseURL: String { "http://127.0.0.1:\(port.withLock { $0 })" }
-
-    private init() {}
-
-    static func start() async throws -> ModgudTap {
-        let tap = ModgudTap()
-        let server = try await LoopbackServer.launch(loops: 1, name: "modgud-tap", configure: { _ in }) { request in
-            await tap.forward(request)
-        }
-        tap.server.withLock { $0 = server }
-        tap.port.withLock { $0 = server.port }
-        return tap
-    }
-
-    /// Starts forwarding to `simulator`, which from now on names the tap
-    /// as its issuer (so discovery keeps every endpoint behind the tap).
-    /// Calls that arrived earlier (discovery at start) were held until now.
-    func attach(_ simulator: Simulator) {
-        let base = baseURL
-        simulator.updateConfig { $0.publicURL = base }
-        let waiting = state.withLock { state in
-            state.simulator = simulator
-            defer { state.waiting = [] }
-            return state.waiting
-        }
-        for continuation in waiting { continuation.resume(returning: simulator) }
-    }
+    init() {}
 
     /// Every call so far, oldest first.
-    var calls: [TappedCall] { state.withLock { $0.calls } }
+    var calls: [TappedCall] { recorded.withLock { $0 } }
 
     /// A mark for `calls(since:)`.
-    var mark: Int { state.withLock { $0.calls.count } }
+    var mark: Int { recorded.withLock { $0.count } }
 
     /// The calls after `mark`, without discovery.
     func calls(since mark: Int) -> [TappedCall] {
-        state.withLock { Array($0.calls.dropFirst(mark)) }.filter { !$0.path.hasPrefix("/.well-known/") }
+        recorded.withLock { Array($0.dropFirst(mark)) }.filter { !$0.path.hasPrefix("/.well-known/") }
     }
 
-    /// Closes the listener: every later call is refused. Only the first call does anything.
-    func stop() async {
-        guard let server = server.withLock({ server in defer { server = nil }; return server }) else { return }
-        await server.stop()
-    }
-
-    private func forward(_ request: HTTPRequest) async -> HTTPResponse {
-        let simulator = await attached()
-        let body = (try? await request.body.collect(upTo: 1 << 20)) ?? []
-        var head = request.head
-        head.framing = body.isEmpty ? .none : .contentLength(body.count)
-        let response = await simulator.respond(HTTPRequest(head: head, body: .bytes(body), peer: request.peer))
+    func respond(_ exchange: SimulatorHop.Exchange) async -> HTTPResponse {
+        let response = await exchange.forward()
         var answered: [UInt8]?
         if case .bytes(let bytes) = response.body { answered = bytes } else if case .empty = response.body { answered = [] }
-        let call = TappedCall(method: request.method.rawValue, path: String(request.path), headers: request.headers, body: body,
+        let request = exchange.request
+        let call = TappedCall(method: request.method.rawValue, path: exchange.path, headers: request.headers, body: exchange.body,
                               status: response.status.code, responseHeaders: response.headers, responseBody: answered)
-        state.withLock { $0.calls.append(call) }
+        recorded.withLock { $0.append(call) }
         return response
-    }
-
-    private func attached() async -> Simulator {
-        await withCheckedContinuation { continuation in
-            let ready: Simulator? = state.withLock { state in
-                if let simulator = state.simulator { return simulator }
-                state.waiting.append(continuation)
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
-        }
     }
 }
 
@@ -127,12 +75,7 @@ struct AccountDeployment {
     static func start(gateway configure: (inout GatewayConfig) -> Void = { _ in },
                       simulator simulate: @Sendable (inout SimulatorConfig) -> Void = { _ in }) async throws -> AccountDeployment {
         let tap = try await ModgudTap.start()
-        let url = tap.baseURL
-        let harness = try await GatewayHarness.start(gateway: { config in
-            configure(&config)
-            config.modgudURL = HTTPURL(url)
-        }, simulator: simulate)
-        tap.attach(harness.simulator)
+        let harness = try await tap.harness(gateway: configure, simulator: simulate)
         return AccountDeployment(harness: harness, tap: tap)
     }
 

@@ -7,13 +7,13 @@ import Synchronization
 import TestSupport
 @testable import Gateway
 
-/// A recording hop in front of the simulator: it keeps every pushed
-/// authorization request (`/connect/par`, the simulator's own, which the
-/// discovery document advertises while the realm's `par` is on) and every
-/// token call's form, can answer pushes with a failure instead, and can
-/// replace the id_tokens of token answers. Everything else goes to the
-/// simulator as it is.
-final class ModgudFront: Sendable {
+/// A recording use of the hop in front of the simulator: it keeps every
+/// pushed authorization request (`/connect/par`, the simulator's own,
+/// which the discovery document advertises while the realm's `par` is on)
+/// and every token call's form, can answer pushes with a failure instead,
+/// and can replace the id_tokens of token answers. Everything else goes to
+/// the simulator as it is.
+final class ModgudFront: SimulatorHopUse {
     struct Push: Sendable {
         var headers: HTTPHeaders
         var fields: [(name: String, value: String)]
@@ -21,8 +21,6 @@ final class ModgudFront: Sendable {
     }
 
     private struct State {
-        var simulator: Simulator?
-        var waiting: [CheckedContinuation<Simulator, Never>] = []
         var pushes: [Push] = []
         /// A status `/connect/par` answers with instead (429, 500).
         var parFailure: Int?
@@ -33,35 +31,12 @@ final class ModgudFront: Sendable {
         var tokenForms: [[(name: String, value: String)]] = []
     }
 
+    let hop = SimulatorHop()
     private let state = Mutex(State())
-    private let server = Mutex<LoopbackServer?>(nil)
-    private let port = Mutex<UInt16>(0)
 
-    var baseURL: String { "http://127.0.0.1:\(port.withLock { $0 })" }
+    static let loopName = "modgud-front"
 
-    private init() {}
-
-    static func start() async throws -> ModgudFront {
-        let front = ModgudFront()
-        let server = try await LoopbackServer.launch(loops: 1, name: "modgud-front", configure: { _ in }) { request in
-            await front.respond(request)
-        }
-        front.server.withLock { $0 = server }
-        front.port.withLock { $0 = server.port }
-        return front
-    }
-
-    /// Forwards to `simulator` from now on, which names this hop as its issuer.
-    func attach(_ simulator: Simulator) {
-        let base = baseURL
-        simulator.updateConfig { $0.publicURL = base }
-        let waiting = state.withLock { state in
-            state.simulator = simulator
-            defer { state.waiting = [] }
-            return state.waiting
-        }
-        for continuation in waiting { continuation.resume(returning: simulator) }
-    }
+    init() {}
 
     var pushes: [Push] { state.withLock { $0.pushes } }
 
@@ -73,26 +48,17 @@ final class ModgudFront: Sendable {
     /// by what `make` returns for the simulator's claims (nil: as sent).
     func replaceIDTokens(_ make: (@Sendable (JSON) -> String)?) { state.withLock { $0.idTokens = make } }
 
-    func stop() async {
-        guard let server = server.withLock({ server in defer { server = nil }; return server }) else { return }
-        await server.stop()
-    }
-
-    private func respond(_ request: HTTPRequest) async -> HTTPResponse {
-        let simulator = await attached()
-        let path = String(request.path)
-        let body = (try? await request.body.collect(upTo: 1 << 20)) ?? []
-        var head = request.head
-        head.framing = body.isEmpty ? .none : .contentLength(body.count)
+    func respond(_ exchange: SimulatorHop.Exchange) async -> HTTPResponse {
+        let path = exchange.path
         if path == "/connect/par" {
             let failure = state.withLock { state -> Int? in
-                state.pushes.append(Push(headers: request.headers, fields: FormURLEncoded.parse(body) ?? []))
+                state.pushes.append(Push(headers: exchange.request.headers, fields: exchange.form))
                 return state.parFailure
             }
             if let failure { return Self.failure(failure) }
         }
-        let response = await simulator.respond(HTTPRequest(head: head, body: .bytes(body), peer: request.peer))
-        if path == "/connect/token" { state.withLock { $0.tokenForms.append(FormURLEncoded.parse(body) ?? []) } }
+        let response = await exchange.forward()
+        if path == "/connect/token" { state.withLock { $0.tokenForms.append(exchange.form) } }
         guard path == "/connect/token", let make = state.withLock({ $0.idTokens }), case .bytes(let bytes) = response.body,
               case .object(var answer)? = try? JSON.parse(bytes), let token = answer["id_token"]?.stringValue,
               let claims = IDTokens.claims(of: token)
@@ -109,17 +75,6 @@ final class ModgudFront: Sendable {
         return HTTPResponse(status: HTTPStatus(status), headers: headers,
                             bytes: Array(#"{"error":"slow_down","error_description":"Too many requests."}"#.utf8))
     }
-
-    private func attached() async -> Simulator {
-        await withCheckedContinuation { continuation in
-            let ready: Simulator? = state.withLock { state in
-                if let simulator = state.simulator { return simulator }
-                state.waiting.append(continuation)
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
-        }
-    }
 }
 
 /// The gateway, the simulator behind `ModgudFront`, and the steps of a
@@ -133,16 +88,13 @@ struct CodeFlowDeployment {
     static func start(par: Bool = false, gateway configure: (inout GatewayConfig) -> Void = { _ in },
                       simulator simulate: @Sendable (inout SimulatorConfig) -> Void = { _ in }) async throws -> CodeFlowDeployment {
         let front = try await ModgudFront.start()
-        let url = front.baseURL
-        let harness = try await GatewayHarness.start(gateway: { config in
+        let harness = try await front.harness(gateway: { config in
             config.signInErrorPath = "/signin-error"
             configure(&config)
-            config.modgudURL = HTTPURL(url)
         }, simulator: { config in
             config.realm.par = par
             simulate(&config)
         })
-        front.attach(harness.simulator)
         // Discovery settles before the first sign-in (issuer, PAR endpoint).
         _ = await harness.service.modgud?.discover()
         return CodeFlowDeployment(harness: harness, front: front)

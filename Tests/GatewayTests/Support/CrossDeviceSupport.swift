@@ -7,11 +7,12 @@ import Synchronization
 import TestSupport
 @testable import Gateway
 
-/// A recording hop in front of the simulator for the cross-device tests:
-/// it keeps every call (path, headers, form) with the answer it got, and
-/// can tell the gateway a shorter `interval` than the simulator keeps, so
-/// that the simulator answers the gateway's next poll `slow_down`.
-final class DeviceFront: Sendable {
+/// A recording use of the hop in front of the simulator for the
+/// cross-device tests: it keeps every call (path, headers, form) with the
+/// answer it got, and can tell the gateway a shorter `interval` than the
+/// simulator keeps, so that the simulator answers the gateway's next poll
+/// `slow_down`.
+final class DeviceFront: SimulatorHopUse {
     struct Call: Sendable {
         var path: String
         var headers: HTTPHeaders
@@ -25,7 +26,6 @@ final class DeviceFront: Sendable {
     }
 
     private struct State {
-        var simulator: Simulator?
         var calls: [Call] = []
         /// The `interval` `/connect/device` answers the gateway with instead.
         var interval: Int?
@@ -33,30 +33,12 @@ final class DeviceFront: Sendable {
         var tokenFailure: Int?
     }
 
+    let hop = SimulatorHop()
     private let state = Mutex(State())
-    private let server = Mutex<LoopbackServer?>(nil)
-    private let port = Mutex<UInt16>(0)
 
-    var baseURL: String { "http://127.0.0.1:\(port.withLock { $0 })" }
+    static let loopName = "device-front"
 
-    private init() {}
-
-    static func start() async throws -> DeviceFront {
-        let front = DeviceFront()
-        let server = try await LoopbackServer.launch(loops: 1, name: "device-front", configure: { _ in }) { request in
-            await front.respond(request)
-        }
-        front.server.withLock { $0 = server }
-        front.port.withLock { $0 = server.port }
-        return front
-    }
-
-    /// Forwards to `simulator`, which names this hop as its issuer.
-    func attach(_ simulator: Simulator) {
-        let base = baseURL
-        simulator.updateConfig { $0.publicURL = base }
-        state.withLock { $0.simulator = simulator }
-    }
+    init() {}
 
     var calls: [Call] { state.withLock { $0.calls } }
 
@@ -72,22 +54,13 @@ final class DeviceFront: Sendable {
     /// From now on `/connect/token` answers `status` (nil: the simulator again).
     func failTokens(with status: Int?) { state.withLock { $0.tokenFailure = status } }
 
-    func stop() async {
-        guard let server = server.withLock({ server in defer { server = nil }; return server }) else { return }
-        await server.stop()
-    }
-
-    private func respond(_ request: HTTPRequest) async -> HTTPResponse {
-        guard let simulator = state.withLock({ $0.simulator }) else { return HTTPResponse(status: .serviceUnavailable) }
-        let body = (try? await request.body.collect(upTo: 1 << 20)) ?? []
-        var head = request.head
-        head.framing = body.isEmpty ? .none : .contentLength(body.count)
-        let path = String(request.path)
+    func respond(_ exchange: SimulatorHop.Exchange) async -> HTTPResponse {
+        let path = exchange.path
         var response: HTTPResponse
         if path == "/connect/token", let failure = state.withLock({ $0.tokenFailure }) {
             response = HTTPResponse(status: HTTPStatus(failure), headers: ["Content-Type": "text/plain"], bytes: Array("down".utf8))
         } else {
-            response = await simulator.respond(HTTPRequest(head: head, body: .bytes(body), peer: request.peer))
+            response = await exchange.forward()
         }
         guard case .bytes(var answer) = response.body else { return response }
         if path == "/connect/device", let interval = state.withLock({ $0.interval }), response.status == .ok,
@@ -96,7 +69,7 @@ final class DeviceFront: Sendable {
             answer = JSON.object(object).serialized
             response = HTTPResponse(status: response.status, headers: response.headers, bytes: answer)
         }
-        let call = Call(path: path, headers: request.headers, form: FormURLEncoded.parse(body) ?? [],
+        let call = Call(path: path, headers: exchange.request.headers, form: exchange.form,
                         status: response.status.code, answerHeaders: response.headers, answer: answer)
         state.withLock { $0.calls.append(call) }
         return response
@@ -120,17 +93,14 @@ struct CrossDeviceDeployment {
                       gateway configure: (inout GatewayConfig) -> Void = { _ in },
                       simulator simulate: @Sendable (inout SimulatorConfig) -> Void = { _ in }) async throws -> CrossDeviceDeployment {
         let front = try await DeviceFront.start()
-        let url = front.baseURL
-        let harness = try await GatewayHarness.start(gateway: { config in
+        let harness = try await front.harness(gateway: { config in
             config.crossDevice = enabled
             configure(&config)
-            config.modgudURL = HTTPURL(url)
         }, simulator: { config in
             config.realm.deviceCodeIntervalSeconds = interval
             config.realm.deviceCodeLifetimeSeconds = lifetime
             simulate(&config)
         })
-        front.attach(harness.simulator)
         _ = await harness.service.modgud?.discover()
         return CrossDeviceDeployment(harness: harness, front: front)
     }
