@@ -27,6 +27,10 @@ public enum GatewayMain {
             writeOut("modgud-bff: \(errors)", to: 2)
             return 2
         }
+        if options.printNginxLocations {
+            writeOut(NginxLocations(config).text, to: 1)
+            return 0
+        }
         if options.checkConfig {
             let cautions = config.cautions(openFileLimit: ResourceLimits.openFileHardLimit())
             writeOut("configuration ok\n\(config)" + cautions.map { "\ncaution: " + $0 }.joined(), to: 1)
