@@ -93,7 +93,7 @@ let package = Package(
         .testTarget(name: "ModgudSimulatorTests", dependencies: ["ModgudSimulator", "OIDC", "WebAuthn", "HTTP", "System", "Core", "Crypto", "TestSupport"]),
         .testTarget(name: "ModgudTests", dependencies: ["Modgud", "HTTPClient", "HTTP", "Core", "System", "TestSupport"]),
         .testTarget(name: "OIDCTests", dependencies: ["OIDC", "ModgudSimulator", "Crypto", "Core"]),
-        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "CSystem"]),
+        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "CSystem", "TestSupport"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "HTTP", "Observability", "System", "Core", "TestSupport"]),
         .testTarget(name: "TokenRefreshTests", dependencies: ["TokenRefresh", "TokenRefreshRedis", "Sessions", "SessionsRedis", "Redis", "Modgud", "HTTPClient", "Observability", "System", "Core", "Crypto", "TestSupport"]),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Routing", "HTTP", "Configuration", "System", "TestSupport", "Core", "Modgud", "Sessions", "SessionsRedis", "Redis", "TokenRefresh", "TokenRefreshRedis", "ModgudSimulator", "WebAuthn", "Crypto", "OIDC"]),

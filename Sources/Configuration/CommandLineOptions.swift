@@ -1,19 +1,28 @@
 /// What the command line asked for:
 ///
-///     modgud-bff [--config FILE] [--check-config] [--help]
+///     modgud-bff [--config FILE] [--check-config | --print-nginx-locations] [--help]
 ///
 /// `--config FILE` (or `--config=FILE`) reads settings from a JSON file,
 /// the environment still winning; `--check-config` validates and exits
-/// (0 valid, non-zero with every problem listed); `--help` prints
+/// (0 valid, non-zero with every problem listed); `--print-nginx-locations`
+/// validates, prints ``NginxLocations`` and exits; `--help` prints
 /// ``helpText`` and exits.
 public struct CommandLineOptions: Sendable, Hashable {
+    /// `--config FILE`: the JSON file of settings.
     public var configFile: String?
+    /// `--check-config`: validate, print the settings and exit.
     public var checkConfig: Bool
+    /// `--print-nginx-locations`: validate, print nginx's `location` blocks and exit.
+    public var printNginxLocations: Bool
+    /// `--help`: print ``helpText`` and exit.
     public var showHelp: Bool
 
-    public init(configFile: String? = nil, checkConfig: Bool = false, showHelp: Bool = false) {
+    /// The options as given; none set starts the gateway.
+    public init(configFile: String? = nil, checkConfig: Bool = false, printNginxLocations: Bool = false,
+                showHelp: Bool = false) {
         self.configFile = configFile
         self.checkConfig = checkConfig
+        self.printNginxLocations = printNginxLocations
         self.showHelp = showHelp
     }
 
@@ -28,6 +37,8 @@ public struct CommandLineOptions: Sendable, Hashable {
                 options.showHelp = true
             case "--check-config":
                 options.checkConfig = true
+            case "--print-nginx-locations":
+                options.printNginxLocations = true
             case "--config":
                 guard let file = iterator.next(), !file.isEmpty, !file.hasPrefix("--") else {
                     return .failure(CommandLineError("--config needs a file name"))
@@ -43,17 +54,22 @@ public struct CommandLineOptions: Sendable, Hashable {
                 return .failure(CommandLineError("unknown argument \"\(argument)\" (try --help)"))
             }
         }
+        if options.checkConfig && options.printNginxLocations {
+            return .failure(CommandLineError("--check-config and --print-nginx-locations print different things; give one"))
+        }
         return .success(options)
     }
 
     /// Usage, then every setting from the table with its default.
     public static var helpText: String {
         var lines = [
-            "usage: modgud-bff [--config FILE] [--check-config] [--help]",
+            "usage: modgud-bff [--config FILE] [--check-config | --print-nginx-locations] [--help]",
             "",
-            "  --config FILE   read settings from a JSON file (environment variables win)",
-            "  --check-config  validate the configuration, print it (secrets redacted) and exit",
-            "  --help          print this text and exit",
+            "  --config FILE            read settings from a JSON file (environment variables win)",
+            "  --check-config           validate the configuration, print it (secrets redacted) and exit",
+            "  --print-nginx-locations  validate the configuration, print the nginx location blocks that",
+            "                           send /bff/ and every BFF_ROUTES prefix to the gateway, and exit",
+            "  --help                   print this text and exit",
             "",
             "Settings (environment variable, JSON key, default):",
         ]

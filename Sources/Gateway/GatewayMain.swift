@@ -24,8 +24,12 @@ public enum GatewayMain {
         switch ConfigLoader.load(options, environment: environment) {
         case .success(let loaded): config = loaded
         case .failure(let errors):
-            writeOut("modgud-bff: the configuration has \(errors.errors.count) problem(s):\n\(errors)", to: 2)
+            writeOut("modgud-bff: \(errors)", to: 2)
             return 2
+        }
+        if options.printNginxLocations {
+            writeOut(NginxLocations(config).text, to: 1)
+            return 0
         }
         if options.checkConfig {
             let cautions = config.cautions(openFileLimit: ResourceLimits.openFileHardLimit())

@@ -14,7 +14,8 @@ public enum SimulatorMain {
         switch SimulatorConfig.load(arguments: arguments, environment: environment) {
         case .success(let loaded): command = loaded
         case .failure(let problems):
-            write("modgud-sim: the configuration has \(problems.messages.count) problem(s):\n\(problems)\n", to: 2)
+            let count = problems.messages.count
+            write("modgud-sim: the configuration has \(count == 1 ? "1 problem" : "\(count) problems"):\n\(problems)\n", to: 2)
             return 2
         }
         if command.showHelp {

@@ -9,6 +9,7 @@ struct CommandLineOptionsTests {
         (["--config=/etc/bff.json", "--check-config"], CommandLineOptions(configFile: "/etc/bff.json", checkConfig: true)),
         (["--check-config"], CommandLineOptions(checkConfig: true)),
         (["--help"], CommandLineOptions(showHelp: true)),
+        (["--print-nginx-locations", "--config", "x.json"], CommandLineOptions(configFile: "x.json", printNginxLocations: true)),
         (["-h", "--config", "x.json"], CommandLineOptions(configFile: "x.json", showHelp: true)),
     ])
     func accepted(arguments: [String], expected: CommandLineOptions) throws {
@@ -17,7 +18,7 @@ struct CommandLineOptionsTests {
 
     @Test("refused", arguments: [
         ["--config"], ["--config", "--check-config"], ["--config="], ["--config", "a", "--config", "b"],
-        ["--check"], ["serve"], ["-c", "x"],
+        ["--check"], ["serve"], ["-c", "x"], ["--check-config", "--print-nginx-locations"], ["--print-nginx-location"],
     ])
     func refused(arguments: [String]) {
         #expect((try? CommandLineOptions.parse(arguments).get()) == nil)
@@ -27,6 +28,7 @@ struct CommandLineOptionsTests {
     func help() {
         let text = CommandLineOptions.helpText
         #expect(text.hasPrefix("usage: modgud-bff"))
+        #expect(text.contains("  --print-nginx-locations  "))
         for setting in SettingDefinition.all {
             #expect(text.contains("\(setting.name)  (\(setting.jsonKey))  default: \(setting.defaultValue.documentation)"))
         }

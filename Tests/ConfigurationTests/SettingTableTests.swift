@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Configuration
 
 @Suite("Settings table")
@@ -78,11 +79,10 @@ struct DocumentationTests {
         for setting in SettingDefinition.all {
             #expect(text.contains(setting.name + "="), "\(setting.name) missing")
         }
-        var environment: [String: String] = [:]
-        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            environment[String(line[..<equals])] = String(line[line.index(after: equals)...])
-        }
+        // Read as systemd reads an EnvironmentFile (a shell reads it alike:
+        // GatewayMainEnvFileTests).
+        let environment = EnvironmentFile.systemd(text)
+        #expect(environment["BFF_SCOPES"] == "openid profile email offline_access")
         #expect(try loadConfig(environment).description == loadConfig().description)
     }
 

@@ -65,6 +65,23 @@ struct GatewayMainTests {
         #expect(run.stderr.contains("BFF_TRUSTED_PROXIES"))
     }
 
+    @Test func oneProblemIsHeadedOnceInTheSingular() throws {
+        let run = try Self.run(["--check-config"], environment: ["BFF_LISTEN": "nowhere"])
+        #expect(run.status == 2)
+        let lines = run.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.first == "modgud-bff: 1 configuration problem:", "\(run.stderr)")
+        #expect(lines.count == 3 && lines[1].hasPrefix("  BFF_LISTEN: ") && lines[2].isEmpty, "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func severalProblemsAreHeadedOnceInThePlural() throws {
+        let run = try Self.run([], environment: ["BFF_LISTEN": "nowhere", "BFF_LOG_LEVEL": "verbose"])
+        #expect(run.status == 2)
+        #expect(run.stderr.hasPrefix("modgud-bff: 2 configuration problems:\n  BFF_LISTEN: "), "\(run.stderr)")
+        #expect(run.stderr.components(separatedBy: "configuration problem").count == 2, "one heading: \(run.stderr)")
+        #expect(run.stderr.contains("\n  BFF_LOG_LEVEL: \"verbose\" must be one of debug, info, warning, error\n"))
+    }
+
     @Test func unknownArgumentsAreRefused() throws {
         let run = try Self.run(["--frobnicate"])
         #expect(run.status == 2)

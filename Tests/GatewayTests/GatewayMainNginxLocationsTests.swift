@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Gateway
+
+/// `modgud-bff --print-nginx-locations` prints, for the configuration's
+/// routes, the blocks that send every gateway path to the gateway; pasted
+/// into a server block, real nginx forwards exactly those paths and leaves
+/// the rest to the front end.
+@Suite("modgud-bff executable: --print-nginx-locations", .serialized)
+struct GatewayMainNginxLocationsTests {
+    static let environment = [
+        "BFF_MODGUD_URL": "http://127.0.0.1:1", "BFF_CLIENT_ID": "bff", "BFF_CLIENT_SECRET": "very-secret-value",
+        "BFF_ROUTES": #"""
+            [{"prefix":"/api/orders/","upstream":"http://127.0.0.1:9/orders/","token":"user","maxBodyBytes":1048576},
+             {"prefix":"/api/","upstream":"http://127.0.0.1:9/","token":"user-or-anonymous"},
+             {"prefix":"/status/","upstream":"http://127.0.0.1:9/status/","token":"none","methods":["GET"]},
+             {"prefix":"/v1;legacy/","upstream":"http://127.0.0.1:9/legacy/","token":"none","maxBodyBytes":0}]
+            """#,
+    ]
+
+    static let expected = """
+        # modgud-bff's public paths, from its configuration (modgud-bff --print-nginx-locations).
+        # For the server {} block of Deploy/nginx/modgud-bff.conf, in place of its locations that
+        # proxy_pass to the gateway; every other path stays with the front end. Never route
+        # BFF_ADMIN_LISTEN (127.0.0.1:9090).
+
+        # The gateway's own endpoints: small JSON bodies. The body limit sits above BFF_MAX_BODY_BYTES
+        # (65536), so the gateway answers an oversized body with its own JSON 413.
+        location ^~ /bff/ {
+            proxy_pass http://modgud_bff;
+            client_max_body_size 128k;
+            proxy_read_timeout 75s;
+            proxy_send_timeout 75s;
+        }
+
+        # BFF_ROUTES[0], token user; bodies stream both ways.
+        # The body limit sits above its maxBodyBytes (1048576): the gateway's own JSON 413 answers first.
+        location ^~ /api/orders/ {
+            proxy_pass http://modgud_bff;
+            client_max_body_size 2m;
+            proxy_request_buffering off;
+            proxy_buffering off;
+            proxy_read_timeout 75s;
+            proxy_send_timeout 75s;
+        }
+
+        # BFF_ROUTES[1], token user-or-anonymous; bodies stream both ways.
+        # The body limit sits above BFF_PROXY_MAX_BODY_BYTES (10485760): the gateway's own JSON 413 answers first.
+        location ^~ /api/ {
+            proxy_pass http://modgud_bff;
+            client_max_body_size 20m;
+            proxy_request_buffering off;
+            proxy_buffering off;
+            proxy_read_timeout 75s;
+            proxy_send_timeout 75s;
+        }
+
+        # BFF_ROUTES[2], token none; bodies stream both ways.
+        # The body limit sits above BFF_PROXY_MAX_BODY_BYTES (10485760): the gateway's own JSON 413 answers first.
+        location ^~ /status/ {
+            proxy_pass http://modgud_bff;
+            client_max_body_size 20m;
+            proxy_request_buffering off;
+            proxy_buffering off;
+            proxy_read_timeout 75s;
+            proxy_send_timeout 75s;
+        }
+
+        # BFF_ROUTES[3], token none; bodies stream both ways.
+        # The body limit sits above its maxBodyBytes (0): the gateway's own JSON 413 answers first.
+        location ^~ "/v1;legacy/" {
+            proxy_pass http://modgud_bff;
+            client_max_body_size 1k;
+            proxy_request_buffering off;
+            proxy_buffering off;
+            proxy_read_timeout 75s;
+            proxy_send_timeout 75s;
+        }
+
+        """
+
+    @Test func printsTheBlocksForEveryRouteAndExitsZero() throws {
+        let run = try GatewayMainTests.run(["--print-nginx-locations"], environment: Self.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == Self.expected)
+        #expect(run.stderr.isEmpty)
+        #expect(!run.stdout.contains("127.0.0.1:9/"), "upstream URLs stay out (they may carry credentials)")
+    }
+
+    @Test func aBadConfigurationPrintsItsProblemsInstead() throws {
+        let run = try GatewayMainTests.run(["--print-nginx-locations"], environment: ["BFF_ROUTES": #"[{"prefix":"/api"}]"#])
+        #expect(run.status == 2)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.hasPrefix("modgud-bff: 3 configuration problems:\n  BFF_ROUTES[0]."), "\(run.stderr)")
+    }
+
+    /// nginx with the printed blocks in a server block beside a front end
+    /// (static files, `index.html` for every other path, and a regular
+    /// expression location for scripts): each gateway path reaches the
+    /// upstream `modgud_bff` with its path unchanged, `/bff/` and the `;`
+    /// prefix included, a script under a route too; any other path is the
+    /// front end's `index.html` (`/bff` nginx redirects to `/bff/`).
+    @Test func nginxForwardsExactlyThePrintedPaths() async throws {
+        let environment = Self.environment
+        let printed = try await blocking { Result { try GatewayMainTests.run(["--print-nginx-locations"], environment: environment) } }.get()
+        try #require(printed.status == 0)
+        let reply = RawUpstream.Reply.answer("HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\ngateway", then: .close)
+        let gateway = try RawUpstream([RawUpstream.Reply](repeating: reply, count: 8))
+        let port = try NginxFront.reservePort()
+        let site = """
+            upstream modgud_bff { server 127.0.0.1:\(gateway.port); }
+            server {
+                listen 127.0.0.1:\(port);
+                root www;
+                location / { try_files $uri /index.html; }
+                location ~* \\.js$ { try_files $uri =404; }
+            \(printed.stdout)
+            }
+
+            """
+        let front = try await NginxFront.start(port: port, gatewayPort: gateway.port, site: site)
+        defer { front.removeFiles() }
+        var answers: [String: String] = [:]
+        let gatewayPaths = ["/bff/user", "/api/orders/7?x=1", "/api/items", "/api/bundle.js", "/status/", "/v1;legacy/a"]
+        for path in gatewayPaths + ["/", "/elsewhere/deep", "/apix/", "/bff", "/app.js"] {
+            let client = try RawClient(port: port)
+            await client.send("GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            let response = RawResponse.parse(await client.readToEnd())?.0
+            answers[path] = response.map { "\($0.status) \($0.bodyText)" } ?? "no answer"
+        }
+        await front.stop()
+        for path in gatewayPaths {
+            #expect(answers[path] == "200 gateway", "\(path): \(answers[path] ?? "")")
+        }
+        for path in ["/", "/elsewhere/deep", "/apix/"] {
+            #expect(answers[path] == "200 \(front.indexHTML)", "\(path) is the front end's: \(answers[path] ?? "")")
+        }
+        // nginx's own rule for a proxied prefix ending in /: the path without the slash is redirected to it.
+        #expect(answers["/bff"]?.hasPrefix("301 ") == true)
+        #expect(answers["/app.js"]?.hasPrefix("404 ") == true, "the script location stays the front end's")
+        #expect(gateway.received.map { $0.requestLine } == gatewayPaths.map { "GET \($0) HTTP/1.0" })
+    }
+}
