@@ -11,7 +11,7 @@ struct FreshMetricsTests {
     @Test("after a clean start every sample is 0 but the discovery, the scrapes and the true state")
     func freshGateway() async throws {
         let harness = try await GatewayHarness.start()
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         var text = ""
         var scrapes = 0
         repeat {
