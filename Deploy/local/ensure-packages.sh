@@ -12,6 +12,7 @@ case "$role" in
     test) packages+=(python3 python3-pip openssl nginx-light chromium) ;;
     bench) packages+=(python3 nginx-light wrk valgrind) ;;
 esac
+if [ "$role" = test ]; then packages+=(prometheus); fi  # prometheus and promtool: Deploy/prometheus and its test
 
 missing=()
 for package in "${packages[@]}"; do

@@ -55,7 +55,10 @@ public final class GatewayService: Sendable {
         var clientSettings = HTTPClientConfiguration(connectTimeout: .seconds(2), timeout: config.modgudTimeout)
         clientSettings.caFile = config.modgudCAFile
         let http = try HTTPClient(configuration: clientSettings, loops: group.loops)
-        let modgud = Self.modgudConfiguration(config).map { ModgudClient(configuration: $0, http: http) }
+        let modgudCalls = ModgudCallMetrics(metrics: metrics)
+        let modgud = Self.modgudConfiguration(config).map {
+            ModgudClient(configuration: $0, http: http, observer: { modgudCalls.record($0, $1) })
+        }
         let upstreams = try HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .seconds(5), timeout: config.upstreamTimeout),
                                        loops: group.loops)
         let refreshStore = RedisRefreshStore(records: records, client: redis,
@@ -118,9 +121,11 @@ public final class GatewayService: Sendable {
         var adminRouter = RouterBuilder()
         let servers = ServerGauges(metrics: metrics)
         let cacheMetrics = sessionCache.map { SessionCacheMetrics(cache: $0, metrics: metrics) }
+        let store = StoreGauge(redis: redis, metrics: metrics)
         let admin = AdminEndpoints(checks: Self.readinessChecks(redis: redis, modgud: modgud), metrics: metrics,
                                    beforeScrape: {
                                        servers.update()
+                                       store.update()
                                        cacheMetrics?.update()
                                    })
         admin.register(in: &adminRouter)

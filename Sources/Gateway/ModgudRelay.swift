@@ -7,17 +7,15 @@ import Routing
 /// How Modgud's answers reach the browser (Docs/sign-in.md):
 /// a 429 byte for byte with `Retry-After` and any `RateLimit-*` headers;
 /// other answers with their status and JSON body, minus what the gateway
-/// keeps; 5xx and unreachable as 502, a timeout as 504.
+/// keeps; 5xx and unreachable as 502, a timeout as 504. The calls
+/// themselves are counted by the Modgud client (``ModgudCallMetrics``).
 public struct ModgudRelay: Sendable {
     let rateLimited: Counter
-    let calls: Counter
 
     public init(metrics: MetricsRegistry) {
         rateLimited = metrics.counter("bff_modgud_rate_limited_total",
                                       help: "Modgud 429 answers passed through to the browser, by endpoint, policy and dimension.",
                                       labels: ["endpoint", "policy", "dimension"])
-        calls = metrics.counter("bff_modgud_calls_total", help: "Calls to Modgud, by endpoint and outcome class.",
-                                labels: ["endpoint", "outcome"])
     }
 
     /// A 429 exactly as Modgud sent it: status, body bytes, Retry-After,
@@ -31,7 +29,6 @@ public struct ModgudRelay: Sendable {
     func rateLimited(_ reply: ModgudReply, endpoint: String, context: RequestContext) -> RelayedAnswer {
         let info = reply.rateLimit ?? RateLimitInfo(policy: "unknown", dimension: "unknown", retryAfterSeconds: nil)
         rateLimited.increment([endpoint, Self.label(info.policy), Self.label(info.dimension)])
-        calls.increment([endpoint, "rate_limited"])
         context.logger.info("modgud.rate_limited", [
             "endpoint": .string(endpoint), "policy": .string(info.policy), "dimension": .string(info.dimension),
             "retryAfterSeconds": .int(info.retryAfterSeconds ?? -1),
@@ -47,7 +44,6 @@ public struct ModgudRelay: Sendable {
     /// own credentials, become 502.
     public func relay(_ reply: ModgudReply, endpoint: String, context: RequestContext) -> HTTPResponse {
         if let failure = gatewayFailure(reply, endpoint: endpoint, context: context) { return failure }
-        calls.increment([endpoint, reply.isSuccess ? "ok" : "refused"])
         var headers = HTTPHeaders()
         headers.add("Content-Type", reply.headers["Content-Type"] ?? "application/json")
         headers.add("Cache-Control", "no-store")
@@ -62,7 +58,6 @@ public struct ModgudRelay: Sendable {
     /// its password prompt) is the gateway's failure, a `502`.
     public func oauthError(_ reply: ModgudReply, endpoint: String, context: RequestContext) -> HTTPResponse {
         if let failure = gatewayFailure(reply, endpoint: endpoint, context: context) { return failure }
-        calls.increment([endpoint, "refused"])
         let json = reply.json
         var pairs: [(String, JSON)] = [("error", .string(reply.oauthError ?? reply.problemTitle ?? "request_refused"))]
         if let description = json?.value(forKeyIgnoringCase: "error_description")?.stringValue
@@ -89,7 +84,6 @@ public struct ModgudRelay: Sendable {
         if reply.status.code >= 500 { return upstreamError(reply.status.code, endpoint: endpoint, context: context) }
         guard let reason = reply.oauthError == "invalid_client" ? "invalid_client" : reply.problemTitle,
               reason == "invalid_client" || Self.forwarderProblems.contains(reason) else { return nil }
-        calls.increment([endpoint, "client_refused"])
         context.logger.error("modgud.client_refused", ["endpoint": .string(endpoint), "reason": .string(reason)])
         return GatewayError(.badGateway, "upstream_error", "The identity server refused the gateway's client credentials.").response
     }
@@ -98,18 +92,15 @@ public struct ModgudRelay: Sendable {
     public func failure(_ error: any Error, endpoint: String, context: RequestContext) -> GatewayError {
         switch error as? ModgudFailure ?? .unreachable {
         case .timedOut(let sent):
-            calls.increment([endpoint, "timeout"])
             context.logger.warning("modgud.timeout", ["endpoint": .string(endpoint), "outcomeUnknown": .bool(sent)])
             return GatewayError(.gatewayTimeout, "upstream_timeout", "The identity server did not answer in time.")
         case .unreachable, .badResponse, .broken:
-            calls.increment([endpoint, "unreachable"])
             context.logger.warning("modgud.unreachable", ["endpoint": .string(endpoint), "outcomeUnknown": .bool(error as? ModgudFailure == .broken)])
             return GatewayError(.badGateway, "upstream_error", "The identity server could not be reached.")
         }
     }
 
     func upstreamError(_ status: Int, endpoint: String, context: RequestContext) -> HTTPResponse {
-        calls.increment([endpoint, "server_error"])
         context.logger.warning("modgud.server_error", ["endpoint": .string(endpoint), "status": .int(status)])
         return GatewayError(.badGateway, "upstream_error", "The identity server failed to answer.").response
     }

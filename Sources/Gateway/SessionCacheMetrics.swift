@@ -25,7 +25,7 @@ final class SessionCacheMetrics: Sendable {
         invalidations = metrics.counter("bff_session_cache_invalidations_total",
                                         help: "Session keys Redis announced as changed.")
         flushes = metrics.counter("bff_session_cache_flushes_total",
-                                  help: "Times the session cache forgot everything (tracking lost or restarted, FLUSHALL).")
+                                  help: "Times the session cache forgot what it held: its tracking connection lost, or Redis flushed (FLUSHALL).")
     }
 
     /// Brings the registry up to date with the cache.

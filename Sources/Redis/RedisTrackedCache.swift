@@ -57,7 +57,9 @@ public final class RedisTrackedCache: Sendable {
         public var misses = 0
         /// Keys Redis announced as changed (cached or not).
         public var invalidations = 0
-        /// Times everything was forgotten (flush, connection lost).
+        /// Times a tracking cache forgot everything: its connection was lost
+        /// or the server flushed its data set. Setting up tracking (at start
+        /// or after a reconnect) forgets nothing and is not counted.
         public var flushes = 0
 
         public init() {}
@@ -227,15 +229,16 @@ final class TrackedEntries: Sendable {
     }
 
     /// Forgets every entry and voids every ticket; `tracking` says whether
-    /// reads may fill the cache again from now on.
+    /// reads may fill the cache again from now on. Counted as a flush only
+    /// when the cache was tracking: before that it holds nothing to forget.
     func flush(tracking: Bool) {
         table.withLock { table in
+            if table.tracking { table.statistics.flushes += 1 }
             table.generation &+= 1
             table.entries.removeAll()
             table.reads.removeAll()
             table.tracking = tracking
             if !tracking { table.currentUntil = 0 }
-            table.statistics.flushes += 1
         }
     }
 

@@ -76,6 +76,7 @@ struct AccountEndpointTests {
         let logs = deployment.harness.logs.lines
         #expect(logs.contains { $0.contains("logout.completed") })
         #expect(!logs.contains { $0.contains("logout.revocation_failed") })
+        #expect(ModgudCallMetricsTests.calls(deployment.harness, "revoke", "ok") == 2, "each revocation counted once")
         await deployment.stop()
     }
 
@@ -292,6 +293,11 @@ struct AccountEndpointTests {
             #expect(record["clientAuth"]?.stringValue == "bearer")
             #expect(record["forwardedFor"]?.isNull == true)
         }
+        for endpoint in ["passkey_list", "passkey_enroll_begin", "passkey_enroll", "passkey_begin", "passkey_redeem"] {
+            #expect(ModgudCallMetricsTests.calls(deployment.harness, endpoint, "ok") >= 1, "\(endpoint) counted")
+        }
+        #expect(ModgudCallMetricsTests.calls(deployment.harness, "passkey_delete", "ok") == 1)
+        #expect(ModgudCallMetricsTests.calls(deployment.harness, "passkey_delete", "refused") == 2, "Modgud's two 404s")
         await deployment.stop()
     }
 

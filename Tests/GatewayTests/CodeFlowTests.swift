@@ -70,6 +70,10 @@ struct CodeFlowTests {
         let callback = try await deployment.callback(browser, deployment.authorize(location))
         #expect(callback.status == 302 && callback.header("Location") == "/done")
         #expect(try await browser.get("/bff/user").status == 200)
+        for endpoint in ["par", "code_redeem", "userinfo"] {
+            #expect(ModgudCallMetricsTests.calls(deployment.harness, endpoint, "ok") == 1, "\(endpoint) counted once")
+        }
+        #expect(ModgudCallMetricsTests.calls(deployment.harness, "jwks", "ok") >= 1, "the id_token's keys")
         await deployment.stop()
     }
 

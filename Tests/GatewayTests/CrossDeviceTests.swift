@@ -42,6 +42,7 @@ struct CrossDeviceTests {
         #expect(recorded["clientAuth"]?.stringValue == "basic" && recorded["forwardedFor"]?.stringValue == "127.0.0.1")
         #expect(recorded["browserHeaders"]?.arrayValue?.isEmpty == true, "no browser header reaches Modgud")
         #expect(deployment.metric("bff_cross_device_signins_total", #"outcome="started""#) == 1)
+        #expect(deployment.metric("bff_modgud_calls_total", #"endpoint="device_authorization",outcome="ok""#) == 1)
         await deployment.stop()
     }
 
@@ -110,6 +111,7 @@ struct CrossDeviceTests {
         #expect(try await deployment.context(stranger, id).status == 403)
         #expect(deployment.metric("bff_cross_device_signins_total", #"outcome="approved""#) == 1)
         #expect(deployment.metric("bff_cross_device_modgud_polls_total", #"answer="approved""#) == 1)
+        #expect(deployment.metric("bff_modgud_calls_total", #"endpoint="device_token",outcome="ok""#) == 1, "the approving poll")
         await deployment.stop()
     }
 

@@ -131,6 +131,7 @@ struct TrackedCacheTests {
         try await withRedis { (redis: RedisFixture) async throws in
             let client = redis.client
             let cache = await Self.startCache(redis)
+            #expect(cache.statistics.flushes == 0, "setting up tracking forgets nothing")
             try await Self.write(cache, client, "k", "v")
             _ = try await Self.fill(cache, client, "k")
             #expect(cache.cached("k") != nil)
@@ -145,6 +146,7 @@ struct TrackedCacheTests {
             #expect(cache.count == 0)
             #expect(try await Self.fill(cache, client, "k") == .string(b("w")))
             #expect(cache.cached("k") == .string(b("w")))
+            #expect(cache.statistics.flushes == 1, "one lost connection, one flush; the new set-up adds none")
             await cache.close()
         }
     }

@@ -38,7 +38,11 @@ final class ServerGauges: Sendable {
                                                  + "BFF_MAX_CONNECTIONS_PER_ADDRESS, by listener.", labels: ["listener"])
     }
 
+    /// Adds `server` under the listener label `name`; its counters exist,
+    /// at 0, from now on (a rate over them then counts the first event).
     func track(_ server: HTTPServer, as name: String) {
+        for counter in [accepted, rejected, timeouts, slowBodies, refusedConnections] { counter.increment([name], by: 0) }
+        open.set([name], to: 0)
         servers.withLock { $0.append(Tracked(name: name, server: server)) }
     }
 

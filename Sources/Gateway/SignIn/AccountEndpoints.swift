@@ -26,7 +26,7 @@ struct AccountEndpoints: Sendable {
         }
         router.add(.get, "/bff/passkeys", options: options) { request, context in
             let (reply, _) = try await callWithUserToken(.get, shared.modgud.endpoints.passkeys, request, context,
-                                                         endpoint: "passkey_list")
+                                                         call: .passkeyList)
             return answer(reply, endpoint: "passkey_list", context: context)
         }
         router.add(.post, "/bff/passkeys/enroll/begin", options: options) { request, context in
@@ -44,7 +44,7 @@ struct AccountEndpoints: Sendable {
             else { throw shared.noFlow(Self.noEnrolment, request) }
             let body: JSON = ["ceremonyId": .string(ceremony.revealed), "attestation": attestation]
             let (reply, _) = try await callWithUserToken(.post, shared.modgud.endpoints.passkeyEnroll, request, context,
-                                                         endpoint: "passkey_enroll", json: body, session: session)
+                                                         call: .passkeyEnroll, json: body, session: session)
             var response = answer(reply, endpoint: "passkey_enroll", context: context)
             if reply.isRateLimited || reply.status.code >= 500 {
                 // Turned away unused: the ceremony stays for the retry.
@@ -61,7 +61,7 @@ struct AccountEndpoints: Sendable {
                 throw GatewayError.badRequest("The passkey id is not valid.")
             }
             let url = shared.modgud.endpoints.passkeys + "/" + FormURLEncoded.encodeComponent(id)
-            let (reply, _) = try await callWithUserToken(.delete, url, request, context, endpoint: "passkey_delete")
+            let (reply, _) = try await callWithUserToken(.delete, url, request, context, call: .passkeyDelete)
             return answer(reply, endpoint: "passkey_delete", context: context)
         }
     }
@@ -125,7 +125,7 @@ struct AccountEndpoints: Sendable {
     /// browser's flow record, bound to the session; the browser gets the options.
     private func beginEnrolment(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let (reply, session) = try await callWithUserToken(.post, shared.modgud.endpoints.passkeyEnrollBegin, request, context,
-                                                           endpoint: "passkey_enroll_begin")
+                                                           call: .passkeyEnrollBegin)
         guard reply.isSuccess else { return answer(reply, endpoint: "passkey_enroll_begin", context: context) }
         guard let json = reply.json, let ceremony = json.value(forKeyIgnoringCase: "ceremonyId")?.stringValue,
               let options = json.value(forKeyIgnoringCase: "options"), case .object = options else {
@@ -150,22 +150,22 @@ struct AccountEndpoints: Sendable {
     /// Calls Modgud with the access token of `session` (by default the
     /// request's own).
     private func callWithUserToken(_ method: HTTPMethod, _ url: String, _ request: HTTPRequest, _ context: RequestContext,
-                                   endpoint: String, json: JSON? = nil, session given: Session? = nil) async throws -> (ModgudReply, Session) {
+                                   call: ModgudCall, json: JSON? = nil, session given: Session? = nil) async throws -> (ModgudReply, Session) {
         var session: Session
         if let given { session = given } else { session = try await userSession(request, context) }
         let token = try await refresher.accessToken(for: &session, audience: nil, client: shared.clientAddress(request),
                                                     context: context)
         let reply: ModgudReply
         do {
-            reply = try await shared.modgud.withBearer(method, url, accessToken: token, json: json)
+            reply = try await shared.modgud.withBearer(call, method, url, accessToken: token, json: json)
         } catch {
-            throw shared.relay.failure(error, endpoint: endpoint, context: context)
+            throw shared.relay.failure(error, endpoint: call.rawValue, context: context)
         }
         if Self.tokenRejected(reply) {
             // Modgud no longer honours a token the session thinks is good
             // (revoked there, the user signed out everywhere): the session
             // is over here too.
-            context.logger.info("session.token_rejected", ["endpoint": .string(endpoint)])
+            context.logger.info("session.token_rejected", ["endpoint": .string(call.rawValue)])
             let taken = try await shared.store(context) { () async throws(SessionError) in try await shared.sessions.take(session) }
             refresher.revoker.revokeInBackground([taken?.data.tokens, session.data.tokens].compactMap { $0 },
                                                  reason: "token_rejected", logger: context.logger)

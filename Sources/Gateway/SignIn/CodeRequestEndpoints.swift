@@ -11,16 +11,16 @@ struct CodeRequestEndpoints: Sendable {
 
     func register(in router: inout RouterBuilder, options: RouteOptions) {
         router.add(.post, "/bff/otp/request", options: options) { request, context in
-            try await forward(request, context, endpoint: "otp_request", url: shared.modgud.endpoints.otpRequest,
+            try await forward(request, context, call: .otpRequest, url: shared.modgud.endpoints.otpRequest,
                               fields: [("Email", .email), ("FirstName", .name("firstName")),
                                        ("LastName", .name("lastName")), ("InviteCode", .name("inviteCode"))])
         }
         router.add(.post, "/bff/register", options: options) { request, context in
-            try await forward(request, context, endpoint: "register", url: shared.modgud.endpoints.register,
+            try await forward(request, context, call: .register, url: shared.modgud.endpoints.register,
                               fields: [("Email", .email), ("FirstName", .name("firstName")), ("LastName", .name("lastName"))])
         }
         router.add(.post, "/bff/magic/request", options: options) { request, context in
-            try await forward(request, context, endpoint: "magic_request", url: shared.modgud.endpoints.magicLinkRequest,
+            try await forward(request, context, call: .magicRequest, url: shared.modgud.endpoints.magicLinkRequest,
                               fields: [("Email", .email)])
         }
     }
@@ -32,7 +32,7 @@ struct CodeRequestEndpoints: Sendable {
 
     /// Validates every field before Modgud hears of the request, then
     /// sends Modgud's own (PascalCase) field names.
-    private func forward(_ request: HTTPRequest, _ context: RequestContext, endpoint: String, url: String,
+    private func forward(_ request: HTTPRequest, _ context: RequestContext, call: ModgudCall, url: String,
                          fields: [(String, Field)]) async throws -> HTTPResponse {
         let input = try await JSONRequest.read(request, context: context)
         var body = JSONObject()
@@ -43,10 +43,10 @@ struct CodeRequestEndpoints: Sendable {
             }
         }
         do {
-            let reply = try await shared.modgud.postJSON(url, body: .object(body), forwardedFor: shared.clientAddress(request))
-            return shared.relay.relay(reply, endpoint: endpoint, context: context)
+            let reply = try await shared.modgud.postJSON(call, url, body: .object(body), forwardedFor: shared.clientAddress(request))
+            return shared.relay.relay(reply, endpoint: call.rawValue, context: context)
         } catch {
-            throw shared.relay.failure(error, endpoint: endpoint, context: context)
+            throw shared.relay.failure(error, endpoint: call.rawValue, context: context)
         }
     }
 }

@@ -121,7 +121,7 @@ struct SignInCompletion: Sendable {
         // spent, and tokens nobody holds must not stay live.
         let reply: ModgudReply
         do {
-            reply = try await shared.modgud.withBearer(.get, shared.modgud.endpoints.userinfo, accessToken: tokens.accessToken)
+            reply = try await shared.modgud.withBearer(.userinfo, .get, shared.modgud.endpoints.userinfo, accessToken: tokens.accessToken)
         } catch {
             await revokeAbandoned(tokens, context)
             throw shared.relay.failure(error, endpoint: "userinfo", context: context)

@@ -56,22 +56,22 @@ struct CrossDevicePoll: Sendable {
         }
         switch reply.status.code < 500 ? reply.oauthError : nil {
         case "authorization_pending":
-            counted("pending", call: "ok")
+            counted("pending")
             return Self.pending(record.request.intervalSeconds)
         case "slow_down":
-            counted("slow_down", call: "ok")
+            counted("slow_down")
             _ = try await shared.store(context) { () async throws(SessionError) in
                 try await shared.sessions.slowCrossDevicePolls(&record)
             }
             context.logger.info("crossdevice.slowed", ["interval": .int(record.request.intervalSeconds)])
             return Self.pending(record.request.intervalSeconds)
         case "access_denied":
-            counted("denied", call: "refused")
+            counted("denied")
             try await end(record, outcome: "denied", context)
             throw CrossDeviceEndpoints.denied
         case "expired_token", "invalid_grant":
             // Modgud forgets an expired code: both mean "start again".
-            counted("expired", call: "refused")
+            counted("expired")
             try await end(record, outcome: "expired", context)
             throw CrossDeviceEndpoints.expired
         default:
@@ -84,10 +84,10 @@ struct CrossDevicePoll: Sendable {
         }
     }
 
-    /// A call Modgud answered with one of the grant's own answers.
-    private func counted(_ answer: String, call outcome: String) {
+    /// A call Modgud answered with one of the grant's own answers (the
+    /// call itself is counted by the Modgud client).
+    private func counted(_ answer: String) {
         metrics.polls.increment([answer])
-        shared.relay.calls.increment([Self.endpoint, outcome])
     }
 
     /// Tokens for this browser: the request ends (both records, the
@@ -95,7 +95,7 @@ struct CrossDevicePoll: Sendable {
     /// verified.
     private func approve(_ reply: ModgudReply, _ record: CrossDeviceRecord, _ request: HTTPRequest,
                          _ context: RequestContext) async throws -> HTTPResponse {
-        counted("approved", call: "ok")
+        counted("approved")
         guard let json = reply.json, let tokens = TokenSet(json: json) else {
             metrics.signIns.increment(["failed"])
             throw shared.relay.failure(ModgudFailure.badResponse, endpoint: Self.endpoint, context: context)

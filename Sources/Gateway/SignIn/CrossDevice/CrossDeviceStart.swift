@@ -60,7 +60,6 @@ struct CrossDeviceStart: Sendable {
             throw error
         }
         metrics.signIns.increment(["started"])
-        shared.relay.calls.increment([Self.endpoint, "ok"])
         context.logger.info("crossdevice.started", ["expiresIn": .int(grant.expiresIn), "interval": .int(grant.interval)])
         let body: JSON = ["requestId": .string(requestID), "matchCode": .string(grant.userCode),
                           "verificationUri": .string(grant.verificationURI), "expiresIn": .int(Int64(grant.expiresIn)),
