@@ -20,15 +20,18 @@ struct AppLoginRefusalTests {
         #expect(try await SignInFlowTests.signInWithCode(harness, browser).status == 200)
         let used = try await AppLoginSupport.requestID(webView, AppLoginSupport.PKCEPair())
         #expect(try await AppLoginSupport.code(browser, requestID: used).status == 200)
-        // A request stored as `start` stores it, with a lifetime of 300 ms.
-        let expiring = try await harness.service.sessions.beginAppLogin(
-            challenge: AppLoginSupport.PKCEPair().challenge, app: AppLoginSupport.appName, lifetime: .milliseconds(300)).requestID.revealed
-        #expect(try await harness.service.sessions.appLoginRequest(id: expiring) != nil)
+        // A request stored as `start` stores it, with a lifetime of 2 s (a
+        // loaded machine may take a while to read it back).
+        let sessions = harness.service.sessions
+        let expiring = try await sessions.beginAppLogin(
+            challenge: AppLoginSupport.PKCEPair().challenge, app: AppLoginSupport.appName, lifetime: .seconds(2)).requestID.revealed
+        #expect(try await sessions.appLoginRequest(id: expiring) != nil)
 
         let other = harness.browser()
         #expect(try await SignInFlowTests.signInWithCode(harness, other).status == 200)
         let unknown = Base64URL.encode(try SecureRandom.bytes(count: 32))
-        try await Task.sleep(for: .milliseconds(400))
+        #expect(try await AppLoginSupport.waitUntil { try await sessions.appLoginRequest(id: expiring) == nil },
+                "the request expires")
         var bodies: [[UInt8]] = []
         for id in [used, unknown, expiring, "not-a-request-id"] {
             let code = try await AppLoginSupport.code(other, requestID: id)
