@@ -282,7 +282,7 @@ struct ProxyTests {
         #expect(answer.status == 504)
         #expect(answer.json?["error"]?.stringValue == "upstream_timeout")
         #expect(elapsed >= .milliseconds(250), "the timeout, not a refusal")
-        #expect(elapsed < .seconds(8), "well before the upstream answers (10 s)")
+        #expect(elapsed < .seconds(8), "well before the upstream answers (60 s)")
         #expect(upstream.requests.map(\.target) == ["/base/slow"], "the upstream had the request")
         await harness.stop()
         await upstream.stop()

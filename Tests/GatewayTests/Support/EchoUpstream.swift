@@ -16,7 +16,7 @@ import Glibc
 ///   target, fields, body length), with custom response fields;
 /// - `status/<n>`: `n` with `Retry-After: 7`, `RateLimit` fields and a body;
 /// - `big/<n>`: a streamed body of `n` patterned bytes (Content-Length);
-/// - `slow`: answers only when the upstream stops (or after 10 s);
+/// - `slow`: answers only when released or when the upstream stops (or after 60 s);
 /// - `set-cookie`: cookies named like the gateway's and one of its own;
 /// - `upload`: reads the streamed body, answers its length and checksum.
 final class EchoUpstream: Sendable {
@@ -121,7 +121,8 @@ final class EchoUpstream: Sendable {
                                 body: .stream(length: size) { writer in try await Self.writePattern(size, to: writer) })
         case "slow":
             record(request, bodyBytes: 0, body: [], complete: true)
-            let deadline = ContinuousClock.now + .seconds(10)
+            // Long enough that no loaded machine's pause lets it answer before a test releases it.
+            let deadline = ContinuousClock.now + .seconds(60)
             while !released.load(ordering: .relaxed), ContinuousClock.now < deadline {
                 try? await Task.sleep(for: .milliseconds(20))
             }
