@@ -113,7 +113,8 @@ public final class GatewayService: Sendable {
             publicStages.append(limit)
         }
         publicStages.append(CSRFMiddleware(publicOrigin: config.publicOrigin))
-        let publicApp = Application(router: publicRouter.build(), middlewares: publicStages, logger: logger, requestIDs: requestIDs)
+        let publicApp = Application(router: publicRouter.build(), middlewares: publicStages, logger: logger, requestIDs: requestIDs,
+                                    tracePeers: addresses.tracePeers)
         publicRoutes = publicApp.routes
         publicServer = HTTPServer(configuration: Self.serverConfiguration(config, address: config.listen, capsAddresses: true),
                                   loops: group.loops, responder: publicApp.respond, immediate: publicApp.immediateResponder)

@@ -1,5 +1,6 @@
 import Core
 import HTTP
+import System
 
 /// Which header a trusted reverse proxy uses to pass on the client address.
 public enum ForwardedHeader: String, Sendable, CaseIterable {
@@ -29,6 +30,15 @@ public struct ClientAddressResolver: Sendable {
 
     public func isTrusted(_ address: IPAddress) -> Bool {
         trustedProxies.contains { $0.contains(address) }
+    }
+
+    /// Whose `traceparent` a request's trace continues: the trusted
+    /// proxies', as their forwarded address is believed; nil when no proxy
+    /// is trusted (every request then starts a trace).
+    public var tracePeers: (@Sendable (SocketAddress) -> Bool)? {
+        guard !trustedProxies.isEmpty else { return nil }
+        let resolver = self
+        return { peer in resolver.isTrusted(peer.ip) }
     }
 
     public func clientAddress(peer: IPAddress, headers: HTTPHeaders) -> IPAddress {
