@@ -41,7 +41,10 @@ public final class GatewayService: Sendable {
     /// Revokes the tokens of app hand-off codes that expired unredeemed.
     let appLoginSweeper: AppLoginSweeper?
 
-    public init(config: GatewayConfig, group: EventLoopGroup, logger: Logger, metrics: MetricsRegistry = MetricsRegistry()) throws {
+    /// `auditSink`: where the audit trail goes instead of `config.auditLog`
+    /// (tests capture it); a file `config.auditLog` names is opened here.
+    public init(config: GatewayConfig, group: EventLoopGroup, logger: Logger, metrics: MetricsRegistry = MetricsRegistry(),
+                auditSink: LogSink? = nil) throws {
         self.config = config
         self.logger = logger
         self.metrics = metrics
@@ -79,6 +82,8 @@ public final class GatewayService: Sendable {
         let relay = ModgudRelay(metrics: metrics)
         let addresses = ClientAddressResolver(trustedProxies: config.trustedProxies,
                                               header: ForwardedHeader(rawValue: config.forwardedHeader) ?? .xForwardedFor)
+        let audit = AuditTrail(log: try auditSink.map(AuditLog.init) ?? Self.auditLog(config), metrics: metrics,
+                               namesEmail: config.auditEmail)
         var refresher: RefreshCoordinator?
         var clientTokens: ClientTokenCache?
         var appLoginSweeper: AppLoginSweeper?
@@ -90,7 +95,8 @@ public final class GatewayService: Sendable {
                 clientTokens = ClientTokenCache(modgud: modgud, relay: relay, skew: config.refreshSkew)
             }
             let identity = IdentityTokens(modgud: modgud, skew: Int64(config.idTokenSkew.components.seconds))
-            let shared = SignInContext(modgud: modgud, sessions: sessions, relay: relay, addresses: addresses, identity: identity)
+            let shared = SignInContext(modgud: modgud, sessions: sessions, relay: relay, addresses: addresses, identity: identity,
+                                       audit: audit)
             let ends = SessionEndCounters(metrics: metrics)
             let sessionList = SessionListEndpoints(shared: shared, revoker: coordinator.revoker, counters: ends)
             let appLogin = config.apps.isEmpty ? nil : AppLoginSettings(config: config, metrics: metrics)
