@@ -256,6 +256,12 @@ struct AccountEndpointTests {
         let deleteMark = deployment.tap.mark
         let deleted = try await browser.send("DELETE", "/bff/passkeys/\(id)", body: nil)
         #expect(deleted.status == 204)
+        let audit = try AuditTrailTests.events(deployment.harness)
+        let sub = try #require(try await deployment.session(of: browser)).data.subject
+        for event in ["audit.passkey.enrolled", "audit.passkey.removed"] {
+            #expect(AuditTrailTests.named(event, audit).map { $0["sub"]?.stringValue } == [sub], "\(event) once, with the user")
+        }
+        #expect(AuditTrailTests.named("audit.signin.succeeded", audit).last?["method"]?.stringValue == "passkey")
         #expect(deleted.body.isEmpty)
         #expect(deployment.tap.calls(since: deleteMark).map { "\($0.method) \($0.path)" } == ["DELETE /connect/passkey/\(id)"])
         let again = try await browser.send("DELETE", "/bff/passkeys/\(id)", body: nil)

@@ -197,7 +197,10 @@ struct SignInCompletion: Sendable {
             await revokeAbandoned(tokens, context)
             throw SignInContext.gatewayError(error, context: context)
         }
-        if let ended { revoker.revokeInBackground([ended.data.tokens], reason: "replaced", logger: context.logger) }
+        if let ended {
+            revoker.revokeInBackground([ended.data.tokens], reason: "replaced", logger: context.logger)
+            shared.audit.sessionEnded(reason: "replaced", subject: ended.data.subject, context, address: address)
+        }
         context.logger.info("signin.completed")
         shared.audit.signInSucceeded(method: methodName, subject: subject, email: email, context, address: address)
         var cookies = [setCookie.revealed]
