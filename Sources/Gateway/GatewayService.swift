@@ -114,7 +114,8 @@ public final class GatewayService: Sendable {
                  addresses: addresses, publicOrigin: config.publicOrigin, timeout: config.upstreamTimeout,
                  defaultMaxBodyBytes: config.proxyMaxBodyBytes)
             .register(config.routes, in: &publicRouter)
-        var publicStages: [any Middleware] = [ObservationMiddleware(metrics: metrics, accessLog: config.accessLog), ErrorMiddleware()]
+        var publicStages: [any Middleware] = [ObservationMiddleware(metrics: metrics, accessLog: config.accessLog), ErrorMiddleware(),
+                                              RateLimitAudit(audit: audit, addresses: addresses)]
         if let limit = ForwardedClientLimit(addresses: addresses, limit: config.maxConnectionsPerAddress, metrics: metrics) {
             publicStages.append(limit)
         }

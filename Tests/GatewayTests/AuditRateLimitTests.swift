@@ -1,0 +1,48 @@
+import Configuration
+import Core
+import Testing
+import TestSupport
+@testable import Gateway
+
+/// `audit.ratelimited` (Docs/operations.md, "Audit trail"): once per 429,
+/// Modgud's passed through and the gateway's own, with its policy and
+/// dimension.
+@Suite("Audit trail: rate limits", .serialized)
+struct AuditRateLimitTests {
+    @Test func everyModgud429PassedThroughIsAuditedOnce() async throws {
+        let harness = try await GatewayHarness.start(simulator: { $0.responses.rateLimitHeaders = true })
+        let browser = harness.browser()
+        var limited = 0
+        for _ in 0..<8 where try await browser.post("/bff/otp/request", ["email": "ada@example.com"]).status == 429 {
+            limited += 1
+        }
+        #expect(limited == 3)
+        let events = AuditTrailTests.named("audit.ratelimited", try AuditTrailTests.events(harness))
+        #expect(events.count == limited)
+        for event in events {
+            #expect(event["source"]?.stringValue == "modgud" && event["policy"]?.stringValue == "native-otp")
+            #expect(event["dimension"]?.stringValue == "target" && event["route"]?.stringValue == "/bff/otp/request")
+            #expect(event["address"]?.stringValue == "127.0.0.1")
+        }
+        await harness.stop()
+    }
+
+    @Test func theGatewaysOwnLimitIsAuditedWithTheClientsAddress() async throws {
+        let harness = try await GatewayHarness.start(gateway: { config in
+            AppLoginSupport.configure(&config)
+            config.appLoginStartRate = RateLimit(count: 1, period: .seconds(3600), burst: 1)
+            config.trustedProxies = [CIDR("127.0.0.1/32")!]
+        })
+        let pair = AppLoginSupport.PKCEPair()
+        let body: JSON = ["codeChallenge": .string(pair.challenge), "codeChallengeMethod": "S256"]
+        let client = [("X-Forwarded-For", "203.0.113.7")]
+        let webView = harness.browser()
+        #expect(try await webView.post("/bff/app-login/start", body, headers: client).status == 201)
+        #expect(try await webView.post("/bff/app-login/start", body, headers: client).status == 429)
+        let events = AuditTrailTests.named("audit.ratelimited", try AuditTrailTests.events(harness))
+        #expect(events.count == 1)
+        #expect(events.first?["source"]?.stringValue == "gateway" && events.first?["policy"]?.stringValue == "app-login-start")
+        #expect(events.first?["dimension"]?.stringValue == "source" && events.first?["address"]?.stringValue == "203.0.113.7")
+        await harness.stop()
+    }
+}
