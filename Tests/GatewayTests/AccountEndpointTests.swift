@@ -451,6 +451,8 @@ struct AccountEndpointTests {
             #expect(response.json?["error_description"]?.stringValue?.isEmpty == false, "\(name)")
         }
         #expect(deployment.stat("passkeys", "stepUpRequired") == 3)
+        let stepUps = AuditTrailTests.named("audit.stepup.asked", try AuditTrailTests.events(deployment.harness))
+        #expect(stepUps.map { $0["endpoint"]?.stringValue } == ["passkey_enroll_begin", "passkey_enroll", "passkey_delete"])
 
         // Listing needs no recent sign-in, and the session lives on.
         #expect(try await browser.get("/bff/passkeys").status == 200)

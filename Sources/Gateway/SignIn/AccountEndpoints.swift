@@ -178,6 +178,10 @@ struct AccountEndpoints: Sendable {
                                                  reason: "token_rejected", logger: context.logger)
             throw GatewayError.sessionExpired(cookie: shared.sessions.expiringCookie())
         }
+        if reply.status.code == 401, reply.oauthError == "insufficient_user_authentication" {
+            shared.audit.record("audit.stepup.asked", context, address: shared.clientAddress(request),
+                                [("sub", .string(session.data.subject)), ("endpoint", .string(call.rawValue))])
+        }
         return (reply, session)
     }
 
