@@ -9,8 +9,9 @@ import Synchronization
 /// client of Modgud reads it for every call, and a call outside any
 /// request starts a trace of its own (`started()`).
 public struct TraceContext: Sendable, Hashable {
-    /// The trace id's first and last 64 bits; never both zero.
+    /// The trace id's first 64 bits.
     public let high: UInt64
+    /// The trace id's last 64 bits; never zero when `high` is.
     public let low: UInt64
     /// The caller's span id (`traceparent`'s parent id); 0 when the
     /// gateway started the trace.
