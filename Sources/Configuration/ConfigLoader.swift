@@ -38,6 +38,7 @@ public enum ConfigLoader {
         let codeFlow = readCodeFlowSettings(&reader)
         let appLogin = readAppLoginSettings(&reader)
         let crossDevice = readCrossDeviceSettings(&reader)
+        let listenFile = readListenSettings(&reader, listen: listen, adminListen: adminListen)
 
         if let listen, let adminListen, listen.conflicts(with: adminListen) {
             reader.report(.adminListen, "\(adminListen) would share a port with BFF_LISTEN (\(listen))")
@@ -70,6 +71,7 @@ public enum ConfigLoader {
         codeFlow(&config)
         appLogin(&config)
         crossDevice(&config)
+        listenFile(&config)
         return .success(config)
     }
 
