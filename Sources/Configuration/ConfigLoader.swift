@@ -41,7 +41,8 @@ public enum ConfigLoader {
         let listenFile = readListenSettings(&reader, listen: listen, adminListen: adminListen)
 
         if let listen, let adminListen, listen.conflicts(with: adminListen) {
-            reader.report(.adminListen, "\(adminListen) would share a port with BFF_LISTEN (\(listen))")
+            reader.report(.adminListen, "\(adminListen) would share \(listen.socketPath == nil ? "a port" : "the socket") "
+                + "with BFF_LISTEN (\(listen))")
         }
         let client = credentials(clientID, clientSecret, id: .clientID, secret: .clientSecret, &reader)
         if let routes {
