@@ -38,9 +38,11 @@ public enum ConfigLoader {
         let codeFlow = readCodeFlowSettings(&reader)
         let appLogin = readAppLoginSettings(&reader)
         let crossDevice = readCrossDeviceSettings(&reader)
+        let listenFile = readListenSettings(&reader, listen: listen, adminListen: adminListen)
 
         if let listen, let adminListen, listen.conflicts(with: adminListen) {
-            reader.report(.adminListen, "\(adminListen) would share a port with BFF_LISTEN (\(listen))")
+            reader.report(.adminListen, "\(adminListen) would share \(listen.socketPath == nil ? "a port" : "the socket") "
+                + "with BFF_LISTEN (\(listen))")
         }
         let client = credentials(clientID, clientSecret, id: .clientID, secret: .clientSecret, &reader)
         if let routes {
@@ -70,6 +72,7 @@ public enum ConfigLoader {
         codeFlow(&config)
         appLogin(&config)
         crossDevice(&config)
+        listenFile(&config)
         return .success(config)
     }
 

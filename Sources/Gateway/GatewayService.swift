@@ -78,7 +78,8 @@ public final class GatewayService: Sendable {
         let bodyLimit = RouteOptions(maxBodyBytes: config.maxBodyBytes)
         let relay = ModgudRelay(metrics: metrics)
         let addresses = ClientAddressResolver(trustedProxies: config.trustedProxies,
-                                              header: ForwardedHeader(rawValue: config.forwardedHeader) ?? .xForwardedFor)
+                                              header: ForwardedHeader(rawValue: config.forwardedHeader) ?? .xForwardedFor,
+                                              peersAreProxies: config.listen.socketPath != nil)
         var refresher: RefreshCoordinator?
         var clientTokens: ClientTokenCache?
         var appLoginSweeper: AppLoginSweeper?
@@ -146,8 +147,8 @@ public final class GatewayService: Sendable {
         try await publicServer.start()
         try await adminServer.start()
         logger.info("gateway.started", [
-            "listen": .string(publicServer.localAddress?.description ?? "?"),
-            "adminListen": .string(adminServer.localAddress?.description ?? "?"),
+            "listen": .string(publicServer.listenDescription),
+            "adminListen": .string(adminServer.listenDescription),
             "signIn": .bool(modgud != nil),
         ])
         if let modgud { Task.detached { [logger] in await Self.discover(modgud, logger: logger) } }

@@ -119,7 +119,7 @@ struct GatewayMainNginxLocationsTests {
             }
 
             """
-        let front = try await NginxFront.start(port: port, gatewayPort: gateway.port, site: site)
+        let front = try await NginxFront.start(port: port, site: site)
         defer { front.removeFiles() }
         var answers: [String: String] = [:]
         let gatewayPaths = ["/bff/user", "/api/orders/7?x=1", "/api/items", "/api/bundle.js", "/status/", "/v1;legacy/a"]
