@@ -9,7 +9,8 @@
 #      COPY sources, non-root USER, HEALTHCHECK, EXPOSE, ENTRYPOINT,
 #      STOPSIGNAL); the health-check script works against a live gateway;
 #   3. compose.yaml parses (python3 yaml), refers to files and stages that
-#      exist, trusts exactly the nginx address, and its gateway settings
+#      exist, trusts exactly the nginx address (or listens on a socket only
+#      nginx shares, trusting none), and its gateway settings
 #      pass `modgud-bff --check-config`.
 # hadolint is not available here, so there is no style lint.
 # Usage: Deploy/docker/check.sh [BINARY_DIR...]   (default: .build/debug and
@@ -18,7 +19,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 exec python3 - "$@" <<'PY'
-import json, os, re, shlex, signal, socket, subprocess, sys, time
+import json, os, re, shlex, signal, socket, subprocess, sys, tempfile, time
 
 ROOT = os.getcwd()
 DOCKERFILE = "Deploy/docker/Dockerfile"
@@ -376,7 +377,17 @@ if yaml:
     env = {k: str(v) for k, v in (gateway.get("environment") or {}).items()}
     nginx_address = (((services.get("nginx") or {}).get("networks") or {}).get("edge") or {}).get("ipv4_address")
     trusted = env.get("BFF_TRUSTED_PROXIES", "")
-    if nginx_address and trusted in (nginx_address, nginx_address + "/32"):
+    listen = env.get("BFF_LISTEN", "")
+    nginx_volumes = " ".join(str(v) for v in (services.get("nginx") or {}).get("volumes", []))
+    if listen.startswith("unix:") and not trusted:
+        shared = os.path.dirname(listen[len("unix:"):])
+        volume = next((str(v).split(":")[0] for v in gateway.get("volumes", []) if str(v).endswith(":" + shared)), None)
+        if volume and f"{volume}:{shared}" in nginx_volumes:
+            report("OK", f"compose.yaml: the gateway listens on {listen} in volume {volume}, shared with nginx only; "
+                   "BFF_TRUSTED_PROXIES is empty")
+        else:
+            report("FAIL", f"compose.yaml: {listen} is not in a volume nginx mounts at {shared}")
+    elif nginx_address and trusted in (nginx_address, nginx_address + "/32"):
         report("OK", f"compose.yaml: BFF_TRUSTED_PROXIES={trusted} is exactly nginx's address")
     else:
         report("FAIL", f"compose.yaml: BFF_TRUSTED_PROXIES={trusted!r} vs nginx address {nginx_address!r}")
@@ -407,7 +418,14 @@ if yaml:
 
     if gateway_binary and env:
         settings = {k: interpolate(v) for k, v in env.items()}
+        socket_dir = None
+        if settings.get("BFF_LISTEN", "").startswith("unix:"):
+            # The image makes the socket's directory; here a temporary one stands in.
+            socket_dir = tempfile.mkdtemp(prefix="modgud-bff-socket.")
+            settings["BFF_LISTEN"] = f"unix:{socket_dir}/{os.path.basename(settings['BFF_LISTEN'])}"
         result = run([gateway_binary, "--check-config"], env={"PATH": "/usr/bin:/bin", **settings})
+        if socket_dir:
+            os.rmdir(socket_dir)
         if result.returncode == 0:
             report("OK", f"compose.yaml: the gateway's {len(settings)} settings pass modgud-bff --check-config")
         else:

@@ -12,7 +12,7 @@
 #      TimeoutStopSec exceeds BFF_SHUTDOWN_TIMEOUT_MS; LimitNOFILE covers
 #      BFF_MAX_CONNECTIONS;
 #   4. best effort, when the tools are here: a sign-in through the gateway
-#      running as an unprivileged user without capabilities, with
+#      (on a Unix socket, as the unit has it) running as an unprivileged user without capabilities, with
 #      no_new_privs and memory-deny-write-execute (prctl PR_SET_MDWE, the
 #      kernel's form of MemoryDenyWriteExecute=), under strace, then every
 #      system call it made is compared with @system-service minus @privileged.
@@ -199,8 +199,21 @@ def free_port():
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
+class UnixConnection(http.client.HTTPConnection):
+    """HTTP over the gateway's Unix socket, as nginx reaches it."""
+    def __init__(self, path, timeout):
+        super().__init__("localhost", timeout=timeout)
+        self.path = path
+
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(self.timeout)
+        self.sock.connect(self.path)
+
 def request(port, method, path, body=None, cookie=None):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    """`port` is a TCP port on 127.0.0.1 or a Unix socket's path."""
+    connection = (UnixConnection(port, timeout=10) if isinstance(port, str)
+                  else http.client.HTTPConnection("127.0.0.1", port, timeout=10))
     headers = {"X-CSRF": "1"}
     if body is not None:
         headers["Content-Type"] = "application/json"
@@ -267,7 +280,14 @@ else:
         if probe.returncode != 0:
             skip(f"this kernel has no PR_SET_MDWE (Linux >= 6.3): {probe.stderr.strip()}")
             raise StopIteration
-        redis_port, sim_port, public, admin = free_port(), free_port(), free_port(), free_port()
+        redis_port, sim_port, admin = free_port(), free_port(), free_port()
+        # The public listener as the unit has it: a Unix socket, in a
+        # directory of the gateway's user (RuntimeDirectory= in the unit).
+        runtime = os.path.join(work, "run")
+        os.mkdir(runtime, 0o750)
+        if os.geteuid() == 0:
+            os.chown(runtime, 65534, 65534)
+        public = os.path.join(runtime, "public.sock")
         processes.append(subprocess.Popen(
             [tools["redis-server"], "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
              "--appendonly", "no", "--dir", work], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
@@ -275,7 +295,7 @@ else:
             [simulator, "--listen", f"127.0.0.1:{sim_port}", "--jitter-ms", "0", "--log-level", "warning"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         environment = {"PATH": "/usr/bin:/bin", **example,
-                       "BFF_LISTEN": f"127.0.0.1:{public}", "BFF_ADMIN_LISTEN": f"127.0.0.1:{admin}",
+                       "BFF_LISTEN": f"unix:{public}", "BFF_ADMIN_LISTEN": f"127.0.0.1:{admin}",
                        "BFF_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
                        "BFF_MODGUD_URL": f"http://127.0.0.1:{sim_port}",
                        "BFF_CLIENT_ID": "bff", "BFF_CLIENT_SECRET": "bff-secret",

@@ -39,9 +39,11 @@ public enum ConfigLoader {
         let appLogin = readAppLoginSettings(&reader)
         let crossDevice = readCrossDeviceSettings(&reader)
         let audit = readAuditSettings(&reader)
+        let listenFile = readListenSettings(&reader, listen: listen, adminListen: adminListen)
 
         if let listen, let adminListen, listen.conflicts(with: adminListen) {
-            reader.report(.adminListen, "\(adminListen) would share a port with BFF_LISTEN (\(listen))")
+            reader.report(.adminListen, "\(adminListen) would share \(listen.socketPath == nil ? "a port" : "the socket") "
+                + "with BFF_LISTEN (\(listen))")
         }
         let client = credentials(clientID, clientSecret, id: .clientID, secret: .clientSecret, &reader)
         if let routes {
@@ -72,6 +74,7 @@ public enum ConfigLoader {
         appLogin(&config)
         crossDevice(&config)
         audit(&config)
+        listenFile(&config)
         return .success(config)
     }
 

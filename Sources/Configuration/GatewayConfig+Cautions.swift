@@ -34,7 +34,7 @@ extension GatewayConfig {
                 + "limit upstream calls fail with 502\(capped); raise the limit (LimitNOFILE, ulimit -n) or lower "
                 + "BFF_MAX_CONNECTIONS")
         }
-        return cautions + exposureCautions()
+        return cautions + proxyTrustCautions() + exposureCautions()
     }
 
     /// The opt-outs of ``ConfigLoader``'s exposure checks in use: a session

@@ -64,6 +64,8 @@ extension GatewayConfig: CustomStringConvertible {
             SettingDefinition.appLoginStartRate.name: appLoginStartRate?.description ?? "off",
             SettingDefinition.appLoginSessionRate.name: appLoginSessionRate?.description ?? "off",
             SettingDefinition.crossDevice.name: String(crossDevice),
+            SettingDefinition.listenMode.name: "0" + String(listenMode, radix: 8),
+            SettingDefinition.listenGroup.name: listenGroup ?? notSet,
         ]
         return SettingDefinition.all.map { setting in
             let value = setting.isSecret && values[setting.name] != notSet ? "<redacted>" : values[setting.name]

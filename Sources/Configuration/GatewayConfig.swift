@@ -88,6 +88,11 @@ public struct GatewayConfig: Sendable {
     public var bodyRateGrace: Duration = .seconds(20)
     /// BFF_PROXY_MAX_BODY_BYTES: body limit of a route without its own.
     public var proxyMaxBodyBytes: Int = 10 << 20
+    /// BFF_LISTEN_MODE: a `unix:` listener's permission bits.
+    public var listenMode: UInt32 = 0o660
+    /// BFF_LISTEN_GROUP: a `unix:` listener's group (name or id); nil
+    /// keeps the process's group.
+    public var listenGroup: String?
     /// BFF_MAX_CONNECTIONS_PER_ADDRESS; 0 turns the cap off.
     public var maxConnectionsPerAddress: Int = 256
     /// BFF_CODE_FLOW: `/bff/login` and `/bff/callback` are served.

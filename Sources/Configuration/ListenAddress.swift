@@ -1,17 +1,31 @@
 import Core
+import System
 
-/// Where a listener binds: an IP address and a port.
+/// Where a listener binds: an IP address and a port, or a Unix-domain
+/// socket.
 ///
-/// Written `host:port` with an IPv4 address, `[IPv6]:port`, or
-/// `localhost:port` (bound as `127.0.0.1`). Port `0` asks the kernel for a
-/// free port (handy in tests).
+/// Written `host:port` with an IPv4 address, `[IPv6]:port`,
+/// `localhost:port` (bound as `127.0.0.1`), or `unix:/absolute/path`.
+/// Port `0` asks the kernel for a free port (handy in tests).
 public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
+    /// The IP address; unused (`0.0.0.0`) for a Unix-domain socket.
     public var host: IPAddress
+    /// The port; unused (0) for a Unix-domain socket.
     public var port: UInt16
+    /// The Unix-domain socket's absolute path; nil for TCP.
+    public var socketPath: String?
 
+    /// A TCP listener.
     public init(host: IPAddress, port: UInt16) {
         self.host = host
         self.port = port
+    }
+
+    /// A Unix-domain socket listener at `socketPath`.
+    public init(socketPath: String) {
+        host = .v4(0)
+        port = 0
+        self.socketPath = socketPath
     }
 
     /// Parses the written form; nil when it is not one.
@@ -20,15 +34,23 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
         self = address
     }
 
-    /// `127.0.0.1:8080`, `[::1]:8080`.
+    /// `127.0.0.1:8080`, `[::1]:8080`, `unix:/run/modgud-bff/public.sock`.
     public var description: String {
-        host.isIPv4 ? "\(host):\(port)" : "[\(host)]:\(port)"
+        if let socketPath { return Self.unixPrefix + socketPath }
+        return host.isIPv4 ? "\(host):\(port)" : "[\(host)]:\(port)"
     }
+
+    /// Whether only this host's own processes can connect: a loopback
+    /// address (a Unix-domain socket is not one).
+    public var isLoopback: Bool { socketPath == nil && host.isLoopback }
+
+    static let unixPrefix = "unix:"
 
     /// Whether two listeners would fight over one port: the same port (not
     /// 0) and the same address, `0.0.0.0` beside any IPv4 address, or `::`
     /// (dual-stack) beside any address.
     public func conflicts(with other: ListenAddress) -> Bool {
+        if socketPath != nil || other.socketPath != nil { return socketPath == other.socketPath }
         guard port != 0, port == other.port else { return false }
         func covers(_ wide: IPAddress, _ narrow: IPAddress) -> Bool {
             wide.isUnspecified && (!wide.isIPv4 || narrow.isIPv4)
@@ -37,7 +59,8 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     static func parse(_ text: String) -> Result<ListenAddress, ValueProblem> {
-        let form = "must be host:port, [IPv6]:port or localhost:port"
+        if text.hasPrefix(unixPrefix) { return parseSocketPath(String(text.dropFirst(unixPrefix.count))) }
+        let form = "must be host:port, [IPv6]:port, localhost:port or unix:/absolute/path"
         let hostText: Substring
         let portText: Substring
         if text.hasPrefix("[") {
@@ -64,9 +87,32 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
         }
         return .success(ListenAddress(host: host, port: port))
     }
+
+    /// An absolute path that fits `sun_path`, without NUL or `..` parts.
+    static func parseSocketPath(_ path: String) -> Result<ListenAddress, ValueProblem> {
+        guard path.hasPrefix("/") else {
+            return .failure(ValueProblem("a Unix socket path must be absolute, like unix:/run/modgud-bff/public.sock"))
+        }
+        guard !path.utf8.contains(0), !path.hasSuffix("/"), !path.split(separator: "/").contains("..") else {
+            return .failure(ValueProblem("a Unix socket path must name a file, without NUL or '..'"))
+        }
+        guard path.utf8.count <= UnixSocketFile.maxPathBytes else {
+            return .failure(ValueProblem("a Unix socket path may have at most \(UnixSocketFile.maxPathBytes) bytes "
+                + "(sun_path); this one has \(path.utf8.count)"))
+        }
+        return .success(ListenAddress(socketPath: path))
+    }
 }
 
 extension IPAddress {
+    /// `127.0.0.0/8` or `::1`.
+    var isLoopback: Bool {
+        switch self {
+        case .v4(let value): value >> 24 == 127
+        case .v6(let high, let low): high == 0 && low == 1
+        }
+    }
+
     /// `0.0.0.0` or `::`: every address of the family.
     var isUnspecified: Bool {
         switch self {

@@ -1,7 +1,7 @@
 extension SettingDefinition {
     /// Every setting, in the order the reference lists them.
     public static let all: [SettingDefinition] = [
-        listen, adminListen, publicOrigin, modgudURL, clientID, clientSecret, redisURL, trustedProxies,
+        listen, adminListen, listenMode, listenGroup, publicOrigin, modgudURL, clientID, clientSecret, redisURL, trustedProxies,
         routes, allowHTTPHosts, loops, maxConnections, maxHeaderBytes, maxBodyBytes, headerTimeout, bodyTimeout,
         idleTimeout, writeTimeout, shutdownTimeout, logLevel, accessLog, auditLog, auditEmail,
         forwardedHeader, modgudTimeout, modgudCAFile, scopes, resource, sessionCookie, allowInsecureCookieName, sessionIdleTimeout,
@@ -23,10 +23,12 @@ extension SettingDefinition {
 
     public static let listen = SettingDefinition(
         "BFF_LISTEN", kind: .text, default: .value("127.0.0.1:8080"),
-        summary: "Address of the public listener: `host:port`, `[IPv6]:port` or `localhost:port`.")
+        summary: "Address of the public listener: `host:port`, `[IPv6]:port`, `localhost:port`, or "
+            + "`unix:/absolute/path` (a Unix-domain socket: every peer on it is the reverse proxy).")
     public static let adminListen = SettingDefinition(
         "BFF_ADMIN_LISTEN", kind: .text, default: .value("127.0.0.1:9090"),
-        summary: "Address of the admin listener (`/healthz`, `/readyz`, `/metrics`); must differ from BFF_LISTEN.")
+        summary: "Address of the admin listener (`/healthz`, `/readyz`, `/metrics`), in BFF_LISTEN's forms; "
+            + "must differ from BFF_LISTEN.")
     public static let publicOrigin = SettingDefinition(
         "BFF_PUBLIC_ORIGIN", kind: .text, default: .value("http://localhost:8080"),
         summary: "The origin browsers use (scheme, host, optional port; no path). "

@@ -11,7 +11,8 @@ import System
 extension GatewayService {
     /// A listener's settings; `capsAddresses` puts the per-address
     /// connection cap on it (the public listener: trusted proxies are
-    /// left out, their clients are counted by `ForwardedClientLimit`).
+    /// left out, their clients are counted by `ForwardedClientLimit`; a
+    /// Unix-domain socket's peers have no address and are never counted).
     static func serverConfiguration(_ config: GatewayConfig, address: ListenAddress,
                                     capsAddresses: Bool = false) -> HTTPServerConfiguration {
         var server = HTTPServerConfiguration(
@@ -22,6 +23,10 @@ extension GatewayService {
             bodyTimeout: config.bodyTimeout,
             idleTimeout: config.idleTimeout,
             writeTimeout: config.writeTimeout)
+        if let path = address.socketPath {
+            server.unixSocket = UnixSocketFile(path: path, mode: config.listenMode,
+                                               group: config.listenGroup.flatMap(Socket.groupID))
+        }
         server.bodyMinRate = config.bodyMinRate
         server.bodyRateGrace = config.bodyRateGrace
         if capsAddresses {

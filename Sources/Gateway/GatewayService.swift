@@ -81,7 +81,8 @@ public final class GatewayService: Sendable {
         let bodyLimit = RouteOptions(maxBodyBytes: config.maxBodyBytes)
         let relay = ModgudRelay(metrics: metrics)
         let addresses = ClientAddressResolver(trustedProxies: config.trustedProxies,
-                                              header: ForwardedHeader(rawValue: config.forwardedHeader) ?? .xForwardedFor)
+                                              header: ForwardedHeader(rawValue: config.forwardedHeader) ?? .xForwardedFor,
+                                              peersAreProxies: config.listen.socketPath != nil)
         let audit = AuditTrail(log: try auditSink.map(AuditLog.init) ?? Self.auditLog(config), metrics: metrics,
                                namesEmail: config.auditEmail)
         var refresher: RefreshCoordinator?
@@ -154,8 +155,8 @@ public final class GatewayService: Sendable {
         try await publicServer.start()
         try await adminServer.start()
         logger.info("gateway.started", [
-            "listen": .string(publicServer.localAddress?.description ?? "?"),
-            "adminListen": .string(adminServer.localAddress?.description ?? "?"),
+            "listen": .string(publicServer.listenDescription),
+            "adminListen": .string(adminServer.listenDescription),
             "signIn": .bool(modgud != nil),
         ])
         if let modgud { Task.detached { [logger] in await Self.discover(modgud, logger: logger) } }

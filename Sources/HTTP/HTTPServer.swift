@@ -17,6 +17,7 @@ public final class HTTPServer: Sendable {
     private let immediate: HTTPImmediateResponder?
     private let states = Mutex<[LoopBound<ServerLoopState>]>([])
     private let boundAddress = Mutex<SocketAddress?>(nil)
+    private let socketFile = Mutex<FileIdentity?>(nil)
 
     /// `immediate`, when given, is asked first about every request without
     /// a body; what it declines goes to `responder`.
@@ -29,11 +30,27 @@ public final class HTTPServer: Sendable {
         self.immediate = immediate
     }
 
-    /// The address actually bound (with the real port when 0 was asked).
+    /// The address actually bound (with the real port when 0 was asked);
+    /// nil for a Unix-domain socket.
     public var localAddress: SocketAddress? { boundAddress.withLock { $0 } }
+
+    /// Where the server listens, as an operator writes it: `127.0.0.1:8080`
+    /// or `unix:/run/modgud-bff/public.sock`.
+    public var listenDescription: String {
+        configuration.unixSocket?.description ?? localAddress?.description ?? "?"
+    }
 
     /// Binds every listener and starts accepting.
     public func start() async throws {
+        if let file = configuration.unixSocket {
+            try await startLoops(listenUnix(file))
+        } else {
+            try await startLoops(listenTCP())
+        }
+    }
+
+    /// One SO_REUSEPORT socket per loop.
+    private func listenTCP() throws -> [Int32] {
         var address = configuration.address
         var fds: [Int32] = []
         do {
@@ -49,6 +66,26 @@ public final class HTTPServer: Sendable {
             throw error
         }
         boundAddress.withLock { $0 = address }
+        return fds
+    }
+
+    /// One Unix-domain socket (SO_REUSEPORT does not spread those), a
+    /// descriptor of it per loop: the loops take turns at its backlog.
+    private func listenUnix(_ file: UnixSocketFile) throws -> [Int32] {
+        let (fd, identity) = try Socket.listen(on: file)
+        socketFile.withLock { $0 = identity }
+        var fds = [fd]
+        do {
+            for _ in loops.dropFirst() { fds.append(try Socket.duplicate(fd)) }
+        } catch {
+            fds.forEach(Socket.close)
+            Socket.removeSocketFile(file.path, identity: identity)
+            throw error
+        }
+        return fds
+    }
+
+    private func startLoops(_ fds: [Int32]) async throws {
         let cap = max(1, (configuration.maxConnections + loops.count - 1) / loops.count)
         let configuration = configuration, responder = responder, immediate = immediate, stats = stats,
             addressCounts = addressCounts, refusalCounts = refusalCounts
@@ -72,6 +109,9 @@ public final class HTTPServer: Sendable {
     public func shutdown(gracePeriod: Duration) async {
         let states = states.withLock { $0 }
         for state in states { state.withValue { $0.beginDrain() } }
+        if let file = configuration.unixSocket, let identity = socketFile.withLock({ $0 }) {
+            Socket.removeSocketFile(file.path, identity: identity)
+        }
         let deadline = ContinuousClock.now + gracePeriod
         while stats.openConnections.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))

@@ -35,7 +35,12 @@ public enum HTTPImmediateAnswer: Sendable {
 /// Everything an HTTP listener needs to know; every default lives here.
 public struct HTTPServerConfiguration: Sendable {
     /// Where to listen; port 0 picks a free port (see `HTTPServer.localAddress`).
+    /// Unused when `unixSocket` is set.
     public var address: SocketAddress
+    /// A Unix-domain socket to listen on instead of `address`: its peers
+    /// have no address (`HTTPRequest.peer` is nil), so the per-address
+    /// cap never counts them.
+    public var unixSocket: UnixSocketFile?
     public var parserLimits: HTTPParserLimits
     /// Open connections at most, across all loops; past it the listener
     /// stops accepting (the kernel backlog holds newcomers) until one closes.

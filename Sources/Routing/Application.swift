@@ -12,14 +12,14 @@ public struct Application: Sendable {
     let pipeline: Pipeline
     private let logger: Logger
     let requestIDs: RequestIDGenerator
-    private let tracePeers: (@Sendable (SocketAddress) -> Bool)?
+    private let tracePeers: (@Sendable (SocketAddress?) -> Bool)?
 
     /// An application serving `router`'s routes through `middlewares`
     /// (the first outermost), logging with `logger`. A request whose peer
     /// `tracePeers` trusts continues the trace its `traceparent` names;
     /// every other request starts one (`trace(of:id:)`).
     public init(router: Router, middlewares: [any Middleware], logger: Logger, requestIDs: RequestIDGenerator = RequestIDGenerator(),
-                tracePeers: (@Sendable (SocketAddress) -> Bool)? = nil) {
+                tracePeers: (@Sendable (SocketAddress?) -> Bool)? = nil) {
         self.router = router
         self.logger = logger
         self.requestIDs = requestIDs
@@ -102,14 +102,14 @@ public struct Application: Sendable {
     /// else the trace the request id starts. A peer nobody trusts costs
     /// nothing here; a trusted one a scan of the field names.
     func trace(of request: HTTPRequest, id: RequestID) -> TraceContext {
-        guard let tracePeers, let peer = request.peer else { return id.startedTrace }
+        guard let tracePeers else { return id.startedTrace }
         let headers = request.headers
         var found: Int?
         for index in 0..<headers.count where headers.nameEquals(at: index, lowercase: "traceparent") {
             guard found == nil else { return id.startedTrace }
             found = index
         }
-        guard let found, tracePeers(peer),
+        guard let found, tracePeers(request.peer),
               let trace = headers.withField(at: found, { _, value in TraceContext(traceparent: value) }) else {
             return id.startedTrace
         }

@@ -3,18 +3,21 @@ browser unchanged, through nginx and the gateway, under load?
 
 Starts redis-server, modgud-sim (release, no jitter, small `native-otp`
 limits, `RateLimit-*` headers on, a request log large enough for the run),
-the gateway (release; BFF_TRUSTED_PROXIES=127.0.0.1, so the X-Forwarded-For
-that nginx appends to is believed) and nginx in front of it, configured from
-Deploy/nginx/modgud-bff.conf (its site-specific lines rewritten: loopback
-port, a self-signed certificate made with openssl for this run, a throwaway
-static root, the gateway's port).
+the gateway (release, on a Unix socket; BFF_TRUSTED_PROXIES=127.0.0.1: wrk
+plays a load balancer in front of nginx, whose X-Forwarded-For the gateway
+believes) and nginx in front of it, run from Deploy/nginx/modgud-bff.conf
+(its ports, paths and certificates rewritten: loopback port, a self-signed
+certificate made with openssl for this run, a throwaway static root, pid,
+log and temp paths, the gateway's socket).
 
 Load: wrk over HTTPS to nginx, `POST /bff/otp/request` with `X-CSRF: 1`,
 the public `Origin`, `{"email": <one of M mailboxes>}` and
 `X-Forwarded-For: <one of B simulated browsers>` (198.18.0.0/15), both
-chosen at random per request. nginx appends its peer (127.0.0.1); the
+chosen at random per request. nginx appends its peer (wrk, 127.0.0.1); the
 gateway walks the list right to left past the trusted 127.0.0.1 and sends
-the browser's address to Modgud in `Modgud-Forwarded-For`. Limits:
+the browser's address to Modgud in `Modgud-Forwarded-For` (the gateway logs
+a caution about that range: on a real host 127.0.0.1 is every local
+client's address). Limits:
   source  token bucket per browser, burst 20, refill 20/min
   target  fixed window per mailbox, 5/hour (Modgud's default)
   client  token bucket, burst 3000, refill 200/s   (the gateway as a whole)
@@ -89,9 +92,11 @@ LIMITS = {
 CAPACITY = {dimension: rule.get("burst", rule["limit"]) for dimension, rule in LIMITS.items()}
 
 # The lines of Deploy/nginx/modgud-bff.conf a deployment changes (listed in
-# its header), and what this run puts there.
-SITE_LINES = ("server gateway:8080;", "listen 443 ssl http2;", "/etc/nginx/certs/modgud-bff.crt",
-              "/etc/nginx/certs/modgud-bff.key", "root /usr/share/nginx/html;")
+# its header), then the paths of Debian's layout; the same strings as
+# NginxFront.siteLines in the test suite.
+SITE_LINES = ("server unix:/run/modgud-bff/public.sock;", "listen 443 ssl http2;", "/etc/nginx/certs/modgud-bff.crt",
+              "/etc/nginx/certs/modgud-bff.key", "root /usr/share/nginx/html;", "pid /run/nginx.pid;",
+              "/var/log/nginx/", "/var/lib/nginx/")
 
 # The wrk script. args: mode (chain|direct), deadline (epoch s), browsers,
 # mailboxes, idle path, idle body, the uniform 200 body, origin,
@@ -246,12 +251,12 @@ def make_certificate(directory: Path) -> tuple[Path, Path]:
     return crt, key
 
 
-def nginx_site(port: int, gateway_port: int, crt: Path, key: Path, root: Path) -> str:
-    """Deploy/nginx/modgud-bff.conf with its site-specific lines set for this run."""
+def nginx_site(port: int, socket: Path, crt: Path, key: Path, root: Path, prefix: Path) -> str:
+    """Deploy/nginx/modgud-bff.conf with its site-specific lines and paths set for this run."""
     text = (b.ROOT / "Deploy" / "nginx" / "modgud-bff.conf").read_text()
     replacements = dict(zip(SITE_LINES, (
-        f"server 127.0.0.1:{gateway_port};", f"listen 127.0.0.1:{port} ssl http2;", str(crt), str(key),
-        f"root {root};")))
+        f"server unix:{socket};", f"listen 127.0.0.1:{port} ssl http2;", str(crt), str(key),
+        f"root {root};", f"pid {prefix}/nginx.pid;", f"{prefix}/logs/", f"{prefix}/")))
     for old, new in replacements.items():
         if old not in text:
             raise SystemExit(f"Deploy/nginx/modgud-bff.conf no longer contains {old!r}; update SITE_LINES")
@@ -449,13 +454,14 @@ def main() -> int:
 
     gateway_binary = b.build_release()
     sim_binary = b.build_release("modgud-sim")
-    nginx_port, public_port, admin_port, redis_port, sim_port = (b.free_port() for _ in range(5))
+    nginx_port, admin_port, redis_port, sim_port = (b.free_port() for _ in range(4))
     origin = f"https://localhost:{nginx_port}"
     workdir = Path(tempfile.mkdtemp(prefix="bench-ratelimit-"))
-    workdir.chmod(0o755)  # nginx's workers (user nobody when started as root) read the static root below it
+    workdir.chmod(0o755)  # nginx's workers (www-data when started as root) read the static root below it
     crt, key = make_certificate(workdir)
     root = workdir / "www"
     root.mkdir()
+    socket = workdir / "public.sock"
     (root / "index.html").write_text("<!doctype html><title>front end</title>\n")
     (root / "rlkit-idle.txt").write_text(IDLE_BODY)
     config = workdir / "sim.json"
@@ -466,7 +472,9 @@ def main() -> int:
     sim = b.Process([str(sim_binary), "--listen", f"127.0.0.1:{sim_port}", "--config", str(config), "--jitter-ms", "0",
                      "--rate-limits", "enforce", "--rate-limit-headers", "--log-level", "warning"], log_name="sim")
     gateway = b.Process([str(gateway_binary)], inherit_env=False, env={
-        "BFF_LISTEN": f"127.0.0.1:{public_port}",
+        "BFF_LISTEN": f"unix:{socket}",
+        # nginx's workers run as www-data when the kit runs as root.
+        **({"BFF_LISTEN_GROUP": "www-data"} if os.geteuid() == 0 else {}),
         "BFF_ADMIN_LISTEN": f"127.0.0.1:{admin_port}",
         "BFF_PUBLIC_ORIGIN": origin,
         "BFF_TRUSTED_PROXIES": "127.0.0.1",
@@ -478,12 +486,17 @@ def main() -> int:
         "BFF_ACCESS_LOG": "false",
         "BFF_LOG_LEVEL": "warning",
     }, log_name="gateway")
-    nginx, nginx_prefix = b.start_nginx(nginx_site(nginx_port, public_port, crt, key, root), workers=2)
+    nginx_prefix = workdir / "nginx"
+    (nginx_prefix / "logs").mkdir(parents=True)
+    nginx_prefix.chmod(0o755)
+    (nginx_prefix / "nginx.conf").write_text(nginx_site(nginx_port, socket, crt, key, root, nginx_prefix))
+    nginx = b.Process([b.nginx_available(), "-p", str(nginx_prefix), "-c", str(nginx_prefix / "nginx.conf"),
+                       "-g", "daemon off;"], log_name="nginx")
     lua = workdir / "ratelimit_kit.lua"
     lua.write_text(LUA)
     gateway_status = None
     try:
-        for port in (redis_port, sim_port, public_port, admin_port, nginx_port):
+        for port in (redis_port, sim_port, admin_port, nginx_port):
             b.wait_for_port(port)
         time.sleep(0.3)
         for name, process in (("gateway", gateway), ("nginx", nginx), ("modgud-sim", sim)):

@@ -7,21 +7,64 @@ import HTTPClient
 import ModgudSimulator
 import System
 import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import Gateway
 
 /// Deploy/nginx/modgud-bff.conf used for real: nginx (started from the
-/// repository's file, its site-specific lines rewritten for loopback as the
-/// load kit does) terminates TLS in front of an in-process gateway (real
-/// Redis, the Modgud simulator, an echo upstream API), and a TLS client that
-/// trusts only this run's self-signed certificate talks to nginx. Every test
+/// repository's file, only its ports, paths and certificates rewritten)
+/// terminates TLS in front of an in-process gateway (real Redis, the Modgud
+/// simulator, an echo upstream API) on its Unix socket, or over TCP with
+/// the file's `proxy_bind 127.0.0.2` variant, and a TLS client that trusts
+/// only this run's self-signed certificate talks to nginx. Every test
 /// asserts what the client got through nginx and what Modgud or the upstream
-/// got behind it. nginx missing is a failure, not a skip
-/// (`Deploy/local/ensure-packages.sh test` installs nginx-light).
+/// got behind it. The client always sends an `X-Forwarded-For` of its own;
+/// the address that arrives is its real one, 127.0.0.1. nginx missing is a
+/// failure, not a skip (`Deploy/local/ensure-packages.sh test` installs
+/// nginx-light).
 @Suite("nginx in front (Deploy/nginx/modgud-bff.conf)", .serialized)
 struct NginxFrontTests {
     static let email = "ada@example.com"
     /// What the browser's own X-Forwarded-For says; nginx appends 127.0.0.1.
-    static let browserAddress = "203.0.113.9"
+    static let spoofedAddress = "6.6.6.6"
+    /// The browser's real address, which nginx appends.
+    static let browserAddress = "127.0.0.1"
+
+    /// A client's own `X-Forwarded-For` and `Forwarded` never become its
+    /// address, whichever way nginx reaches the gateway: Modgud and the
+    /// upstream get 127.0.0.1, and nginx logs the gateway's request id.
+    @Test(arguments: NginxWay.allCases)
+    func aClientsOwnForwardedHeaderNeverBecomesItsAddress(way: NginxWay) async throws {
+        let chain = try await NginxChain.start(way)
+        try await chain.run {
+            let requested = try await chain.call(.post, "/bff/otp/request", json: ["email": .string(Self.email)],
+                                                 headers: [("Forwarded", "for=\(Self.spoofedAddress)")])
+            #expect(requested.status.code == 200)
+            let code = try #require(chain.harness.simulator.mail(to: Self.email).first?.code, "the e-mailed code")
+            let redeemed = try await chain.call(.post, "/bff/otp/redeem", json: ["email": .string(Self.email), "code": .string(code)])
+            #expect(redeemed.status.code == 200)
+            let calls = chain.harness.modgudRequests()
+            let forwarded = Set(calls.compactMap { $0["forwardedFor"]?.stringValue })
+            #expect(forwarded == [Self.browserAddress], "Modgud-Forwarded-For of every call: \(forwarded)")
+
+            let cookie = try #require(chain.sessionCookie(redeemed))
+            let answer = try await chain.call(.get, "/api/echo", headers: [("Cookie", cookie), ("Forwarded", "for=6.6.6.6")])
+            #expect(answer.status.code == 200)
+            let seen = try #require(chain.upstream.requests.last)
+            #expect(seen.values("X-Forwarded-For") == [Self.browserAddress])
+            #expect(!seen.headers.contains { $0.value.contains(Self.spoofedAddress) }, "6.6.6.6 never reaches the upstream")
+            // nginx's keep-alive connections come from the socket or from
+            // 127.0.0.2: none is counted as a client's (127.0.0.1's) own.
+            let server = chain.harness.service.publicServer
+            #expect(server.stats.openConnections.load(ordering: .relaxed) > 0, "nginx keeps its connections open")
+            #expect(server.addressCounts.addresses == 0)
+
+            let requestID = try #require(answer.headers["X-Request-Id"])
+            let access = await chain.nginx.accessLog(awaiting: "request_id=\(requestID)")
+            #expect(access.contains("request_id=\(requestID)"), "the gateway's request id in nginx's log:\n\(access)")
+        }
+    }
 
     @Test func staticFrontEndIsServedByNginx() async throws {
         let chain = try await NginxChain.start()
@@ -56,9 +99,8 @@ struct NginxFrontTests {
             let json = try JSON.parse(redeemed.body)
             #expect(json["user"]?["email"]?.stringValue == Self.email)
 
-            // What Modgud got: the browser's address as nginx appended to its
-            // X-Forwarded-For (`203.0.113.9, 127.0.0.1`), the trusted
-            // 127.0.0.1 walked past, never the proxy or the loopback peer.
+            // What Modgud got: the browser's address as nginx appended it to
+            // the browser's own X-Forwarded-For (`6.6.6.6, 127.0.0.1`).
             let calls = chain.harness.modgudRequests()
             for path in ["/api/account/native/otp/request", "/connect/token"] {
                 let call = try #require(calls.first { $0["path"]?.stringValue == path }, "\(path) was called")
@@ -116,7 +158,8 @@ struct NginxFrontTests {
             #expect(await chain.nginx.accessLog(awaiting: limitedLine).contains(limitedLine))
             let otpCalls = chain.harness.modgudRequests().filter { $0["path"]?.stringValue == "/api/account/native/otp/request" }
             #expect(otpCalls.count == 3, "exactly one call to Modgud per client call: nginx and the gateway never retry a 429")
-            #expect(otpCalls.allSatisfy { $0["forwardedFor"]?.stringValue == address })
+            #expect(otpCalls.allSatisfy { $0["forwardedFor"]?.stringValue == Self.browserAddress },
+                    "the browser's real address, never the \(address) it wrote")
 
             let limited = try #require(answers.last)
             let modgudAnswers = chain.harness.answers.all.filter { $0.status.code == 429 }
@@ -143,10 +186,10 @@ struct NginxFrontTests {
             #expect(body["dimension"]?.stringValue == "source", "the dimension of the browser's own address")
             #expect(body["retryAfterSeconds"]?.intValue.map(String.init) == retryAfter)
 
-            // Another browser behind the same nginx has a bucket of its own.
+            // Another address in its own header buys the browser no new bucket.
             let other = try await chain.call(.post, "/bff/otp/request", json: ["email": "user9@example.com"],
-                                             forwardedFor: Self.browserAddress)
-            #expect(other.status.code == 200)
+                                             forwardedFor: "198.51.100.8")
+            #expect(other.status.code == 429)
         }
     }
 
@@ -158,7 +201,7 @@ struct NginxFrontTests {
             let cookie = try #require(chain.sessionCookie(redeemed))
 
             let answer = try await chain.call(.get, "/api/echo?x=1", headers: [("Cookie", cookie)],
-                                              forwardedFor: Self.browserAddress)
+                                              forwardedFor: Self.spoofedAddress)
             #expect(answer.status.code == 200)
             #expect(answer.headers["X-Upstream"] == "echo")
             #expect(answer.headers["Server"] == "nginx", "answered through nginx")
@@ -175,7 +218,7 @@ struct NginxFrontTests {
             // A body streamed through both (proxy_request_buffering off).
             let payload = JSON.object(["note": .string(String(repeating: "n", count: 5000))])
             let posted = try await chain.call(.post, "/api/echo", json: payload, headers: [("Cookie", cookie)],
-                                              forwardedFor: Self.browserAddress)
+                                              forwardedFor: Self.spoofedAddress)
             #expect(posted.status.code == 200)
             let echoed = try #require(chain.upstream.requests.last)
             #expect(echoed.method == "POST")
@@ -184,17 +227,26 @@ struct NginxFrontTests {
             #expect(echoed.values("X-Forwarded-For") == [Self.browserAddress])
             #expect(echoed.header("Cookie") == nil)
 
-            let anonymous = try await chain.call(.get, "/api/echo", forwardedFor: Self.browserAddress)
+            let anonymous = try await chain.call(.get, "/api/echo", forwardedFor: Self.spoofedAddress)
             #expect(anonymous.status.code == 401, "no session, no call upstream")
             #expect(chain.upstream.count == 2)
         }
     }
 }
 
-/// The whole chain for one test: echo upstream, the harness (gateway
-/// trusting 127.0.0.1 only, public origin = nginx's https origin, `/api/`
-/// routed to the upstream), nginx in front, and a TLS client trusting only
-/// the run's certificate.
+/// The two ways the shipped file lets nginx reach the gateway.
+enum NginxWay: String, CaseIterable, Sendable {
+    /// The gateway on a Unix socket, BFF_TRUSTED_PROXIES empty.
+    case socket
+    /// The gateway on 127.0.0.1, nginx connecting from 127.0.0.2, the only
+    /// trusted address.
+    case proxyBind
+}
+
+/// The whole chain for one test: echo upstream, the harness (gateway on a
+/// Unix socket, or on TCP trusting 127.0.0.2 only; public origin = nginx's
+/// https origin, `/api/` routed to the upstream), nginx in front, and a TLS
+/// client trusting only the run's certificate.
 struct NginxChain {
     let upstream: EchoUpstream
     let harness: GatewayHarness
@@ -204,8 +256,10 @@ struct NginxChain {
 
     var origin: String { nginx.origin }
 
-    static func start(simulator simulate: @Sendable (inout SimulatorConfig) -> Void = { _ in }) async throws -> NginxChain {
+    static func start(_ way: NginxWay = .socket,
+                      simulator simulate: @Sendable (inout SimulatorConfig) -> Void = { _ in }) async throws -> NginxChain {
         let upstream = try await EchoUpstream.start()
+        let socket = NSTemporaryDirectory() + "modgud-bff-\(UUID().uuidString.prefix(8)).sock"
         let port: UInt16
         let harness: GatewayHarness
         do {
@@ -213,7 +267,14 @@ struct NginxChain {
             let origin = try #require(WebOrigin("https://localhost:\(port)"), "an https origin on localhost with a port")
             let route = RouteConfig(prefix: "/api/", upstream: upstream.url("/base/"), token: .user)
             harness = try await GatewayHarness.start(gateway: { config in
-                config.trustedProxies = [CIDR("127.0.0.1/32")!]
+                switch way {
+                case .socket:
+                    config.listen = ListenAddress(socketPath: socket)
+                    // nginx's workers run as www-data when the tests run as root.
+                    config.listenGroup = getuid() == 0 ? "www-data" : nil
+                case .proxyBind:
+                    config.trustedProxies = [CIDR("127.0.0.2/32")!]
+                }
                 config.publicOrigin = origin
                 config.routes = [route]
             }, simulator: simulate)
@@ -223,7 +284,7 @@ struct NginxChain {
         }
         let nginx: NginxFront
         do {
-            nginx = try await NginxFront.start(port: port, gatewayPort: harness.port)
+            nginx = try await NginxFront.start(port: port, gateway: way == .socket ? .socket(socket) : .proxyBind(port: harness.port))
         } catch {
             await harness.stop()
             await upstream.stop()
@@ -271,7 +332,7 @@ struct NginxChain {
     /// `X-CSRF: 1`, the public `Origin` (unless `headers` names another) and
     /// the browser's own `X-Forwarded-For`.
     func call(_ method: HTTPMethod, _ path: String, json: JSON? = nil, headers extra: [(String, String)] = [],
-              forwardedFor: String? = NginxFrontTests.browserAddress) async throws -> HTTPClientResponse {
+              forwardedFor: String? = NginxFrontTests.spoofedAddress) async throws -> HTTPClientResponse {
         var headers = HTTPHeaders()
         headers.add("X-CSRF", "1")
         if !extra.contains(where: { $0.0.lowercased() == "origin" }) { headers.add("Origin", origin) }

@@ -116,7 +116,7 @@ struct ProxyAnswerRulesTests {
             }
 
             """
-        let nginx = try await NginxFront.start(port: port, gatewayPort: harness.port, site: site)
+        let nginx = try await NginxFront.start(port: port, site: site)
         let (viaAlice, viaBob) = (Browser(port: port, origin: alice.origin), Browser(port: port, origin: bob.origin))
         viaAlice.setCookie("__Host-bff", try #require(alice.cookies["__Host-bff"]))
         viaBob.setCookie("__Host-bff", try #require(bob.cookies["__Host-bff"]))

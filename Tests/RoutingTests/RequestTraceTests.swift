@@ -28,7 +28,7 @@ struct RequestTraceTests {
             return HTTPResponse(status: .ok)
         }
         return Application(router: router.build(), middlewares: [ErrorMiddleware()], logger: Logger(sink: .capturing(logs)),
-                           tracePeers: { $0.ip == proxy.ip })
+                           tracePeers: { $0?.ip == proxy.ip })
     }
 
     static func request(from peer: SocketAddress, _ fields: [String]) -> HTTPRequest {

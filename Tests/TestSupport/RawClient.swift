@@ -38,6 +38,25 @@ public final class RawClient: @unchecked Sendable {
         }
     }
 
+    /// A client of the Unix-domain stream socket at `socketPath`.
+    public init(socketPath: String, timeout: Double = 5) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1e6))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(socketPath.utf8)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            raw.copyBytes(from: bytes.prefix(raw.count - 1))
+            raw[min(bytes.count, raw.count - 1)] = 0
+        }
+        let result = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else { throw SystemError("connect", errno: errno) }
+    }
+
     deinit { Glibc.close(fd) }
 
     /// Sets how long a read or a send may wait, in seconds.

@@ -27,7 +27,7 @@ struct RateLimitAudit: Middleware {
         let policy = json?.value(forKeyIgnoringCase: "policy")?.stringValue
             ?? (json?["error"]?.stringValue == "too_many_requests" ? "max_connections_per_address" : "unknown")
         let dimension = json?.value(forKeyIgnoringCase: "dimension")?.stringValue ?? "source"
-        let address = addresses.clientAddress(peer: request.peer?.ip ?? .v4(0x7F00_0001), headers: request.headers)
+        let address = addresses.clientAddress(of: request)
         audit.record("audit.ratelimited", context, address: address, [
             ("source", .string(source)), ("policy", .string(ModgudRelay.label(policy))),
             ("dimension", .string(ModgudRelay.label(dimension))), ("route", .string(context.routePattern)),

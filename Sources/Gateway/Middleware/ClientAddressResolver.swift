@@ -16,41 +16,82 @@ public enum ForwardedHeader: String, Sendable, CaseIterable {
 /// is missing or malformed where it is read falls back to the peer, so a
 /// client can never choose its own address.
 ///
+/// On a Unix-domain socket listener (`peersAreProxies`) every peer is the
+/// proxy, whatever `trustedProxies` says: its header is walked the same
+/// way, and where it is missing or malformed the client is
+/// ``unknownClient``.
+///
 /// Only the configured header is read: a proxy appends to its own header
 /// and passes the other through untouched, so reading both would let a
 /// browser forge an address in the one the proxy ignores.
 public struct ClientAddressResolver: Sendable {
+    /// Networks whose TCP peers' header is believed, and the hops a
+    /// header's chain is walked over.
     public let trustedProxies: [CIDR]
+    /// The header read.
     public let header: ForwardedHeader
+    /// Every peer is the reverse proxy: the listener is a Unix-domain
+    /// socket, whose file permissions decide who may connect.
+    public let peersAreProxies: Bool
 
-    public init(trustedProxies: [CIDR], header: ForwardedHeader = .xForwardedFor) {
+    /// The client of a request over a Unix-domain socket whose proxy named
+    /// none (no header, or a malformed last entry): `0.0.0.0`, which no
+    /// client has. Every such request shares it, in `Modgud-Forwarded-For`
+    /// and in every limit per address.
+    public static let unknownClient = IPAddress.v4(0)
+
+    /// The resolver of a listener; `peersAreProxies` for a Unix-domain socket.
+    public init(trustedProxies: [CIDR], header: ForwardedHeader = .xForwardedFor, peersAreProxies: Bool = false) {
         self.trustedProxies = trustedProxies
         self.header = header
+        self.peersAreProxies = peersAreProxies
     }
 
+    /// Whether some request's header is read at all.
+    public var readsForwardedHeader: Bool { peersAreProxies || !trustedProxies.isEmpty }
+
+    /// Whether `address` is in `trustedProxies`.
     public func isTrusted(_ address: IPAddress) -> Bool {
         trustedProxies.contains { $0.contains(address) }
     }
 
-    /// Whose `traceparent` a request's trace continues: the trusted
-    /// proxies', as their forwarded address is believed; nil when no proxy
-    /// is trusted (every request then starts a trace).
-    public var tracePeers: (@Sendable (SocketAddress) -> Bool)? {
+    /// Whose `traceparent` a request's trace continues: the proxy's, as
+    /// its forwarded address is believed (every peer of a Unix-domain
+    /// socket, the trusted proxies over TCP); nil when no peer is a proxy
+    /// (every request then starts a trace).
+    public var tracePeers: (@Sendable (SocketAddress?) -> Bool)? {
+        if peersAreProxies { return { _ in true } }
         guard !trustedProxies.isEmpty else { return nil }
         let resolver = self
-        return { peer in resolver.isTrusted(peer.ip) }
+        return { peer in peer.map { resolver.isTrusted($0.ip) } ?? false }
     }
 
+    /// The browser's address for `request`: over a Unix-domain socket the
+    /// proxy's header decides, over TCP ``clientAddress(peer:headers:)``
+    /// (a request without a peer, built in a test, counts as loopback).
+    public func clientAddress(of request: HTTPRequest) -> IPAddress {
+        if peersAreProxies { return forwardedClient(request.headers) ?? Self.unknownClient }
+        return clientAddress(peer: request.peer?.ip ?? .v4(0x7F00_0001), headers: request.headers)
+    }
+
+    /// The browser's address behind TCP peer `peer`.
     public func clientAddress(peer: IPAddress, headers: HTTPHeaders) -> IPAddress {
         guard isTrusted(peer) else { return peer }
+        return forwardedClient(headers) ?? peer
+    }
+
+    /// The header's chain walked right to left over trusted hops: the first
+    /// untrusted address, or the leftmost when all are trusted; nil when
+    /// the chain is empty or an entry read is malformed.
+    private func forwardedClient(_ headers: HTTPHeaders) -> IPAddress? {
         let chain: [IPAddress?]
         switch header {
         case .xForwardedFor: chain = Self.xForwardedFor(headers.values("X-Forwarded-For"))
         case .forwarded: chain = Self.forwarded(headers.values("Forwarded"))
         }
-        var client = peer
+        var client: IPAddress?
         for entry in chain.reversed() {
-            guard let address = entry else { return peer }
+            guard let address = entry else { return nil }
             client = address
             if !isTrusted(address) { return address }
         }

@@ -12,6 +12,8 @@ import Routing
 /// refused with 429 and `Retry-After: 1`, before its endpoint runs.
 /// A request whose chain names no untrusted address (the proxy's own, or
 /// a proxy that sent no header) is not counted: that address is no client.
+/// On a Unix-domain socket listener every request came through the proxy,
+/// and ``ClientAddressResolver/unknownClient`` is not counted either.
 struct ForwardedClientLimit: Middleware {
     private let addresses: ClientAddressResolver
     private let limit: Int
@@ -24,7 +26,7 @@ struct ForwardedClientLimit: Middleware {
 
     /// Nil when there is nothing to count: no trusted proxy, or the cap off.
     init?(addresses: ClientAddressResolver, limit: Int, metrics: MetricsRegistry) {
-        guard limit > 0, !addresses.trustedProxies.isEmpty else { return nil }
+        guard limit > 0, addresses.readsForwardedHeader else { return nil }
         self.addresses = addresses
         self.limit = limit
         refusals = metrics.counter("bff_http_forwarded_client_refusals_total",
@@ -45,12 +47,18 @@ struct ForwardedClientLimit: Middleware {
         if let client = countedClient(request) { inFlight.release(client) }
     }
 
-    /// The forwarded client a request counts against: nil for a peer that
-    /// is no trusted proxy (the server counts its connections) and for a
-    /// chain that ends at a trusted address.
+    /// The forwarded client a request counts against: nil for a TCP peer
+    /// that is no trusted proxy (the server counts its connections) and for
+    /// a chain that ends at a trusted address or names no client.
     private func countedClient(_ request: HTTPRequest) -> IPAddress? {
-        guard let peer = request.peer?.ip, addresses.isTrusted(peer) else { return nil }
-        let client = addresses.clientAddress(peer: peer, headers: request.headers)
+        let client: IPAddress
+        if addresses.peersAreProxies {
+            client = addresses.clientAddress(of: request)
+            guard client != ClientAddressResolver.unknownClient else { return nil }
+        } else {
+            guard let peer = request.peer?.ip, addresses.isTrusted(peer) else { return nil }
+            client = addresses.clientAddress(peer: peer, headers: request.headers)
+        }
         return addresses.isTrusted(client) ? nil : client.clientKey
     }
 }

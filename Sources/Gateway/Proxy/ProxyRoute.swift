@@ -43,7 +43,7 @@ final class ProxyRoute: Responder {
         if APIProxy.spells(rest, nested) {
             throw GatewayError.badRequest("The path names a narrower route in another spelling; write it as configured.")
         }
-        let client = proxy.addresses.clientAddress(peer: request.peer?.ip ?? .v4(0x7F00_0001), headers: request.headers)
+        let client = proxy.addresses.clientAddress(of: request)
         return ProxyPlan(rest: rest, client: client)
     }
 

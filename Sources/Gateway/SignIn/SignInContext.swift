@@ -32,8 +32,7 @@ public struct SignInContext: Sendable {
 
     /// The browser's address, for `Modgud-Forwarded-For`.
     func clientAddress(_ request: HTTPRequest) -> IPAddress {
-        let peer = request.peer?.ip ?? .v4(0x7F00_0001)
-        return addresses.clientAddress(peer: peer, headers: request.headers)
+        addresses.clientAddress(of: request)
     }
 
     /// Every `Cookie` field of the request, joined as one header.

@@ -6,15 +6,18 @@ import TestSupport
 import Glibc
 #endif
 
-/// nginx in front of a gateway on loopback, configured from the repository's
-/// own Deploy/nginx/modgud-bff.conf: its site-specific lines rewritten the
-/// way Tests/Benchmarks/ratelimit_kit.py rewrites them (loopback port, a
-/// self-signed certificate made with openssl for this run, a throwaway
-/// static root, the gateway's port), everything else as operators get it.
+/// nginx in front of a gateway, run from the repository's own
+/// Deploy/nginx/modgud-bff.conf (a complete nginx.conf): only its ports,
+/// paths and certificates rewritten (a loopback port, a self-signed
+/// certificate made with openssl for this run, a throwaway static root,
+/// pid, log and temp paths in a temporary directory, the gateway's socket
+/// or port), everything else as operators get it. The gateway is reached
+/// either way the file offers: its Unix socket (the default) or TCP with
+/// `proxy_bind 127.0.0.2` (the file's commented variant, switched on).
 ///
-/// nginx runs as a child of the test process (posix_spawn, `daemon off`,
-/// its own prefix, pid file, logs and temp paths in a temporary directory),
-/// and is stopped with SIGTERM. A missing nginx or openssl is an error,
+/// nginx runs as a child of the test process (posix_spawn, `-g 'daemon
+/// off;'`, its own prefix), and is stopped with SIGQUIT, gracefully, as
+/// the operations guide says. A missing nginx or openssl is an error,
 /// never a skip: `Deploy/local/ensure-packages.sh test` installs both.
 final class NginxFront: Sendable {
     /// The loopback port nginx serves TLS on.
@@ -28,10 +31,21 @@ final class NginxFront: Sendable {
     private let pid: pid_t
     private let exit: ExitFlag
 
-    /// The lines of Deploy/nginx/modgud-bff.conf a deployment changes (listed
-    /// in its header); the same strings as `SITE_LINES` in ratelimit_kit.py.
-    static let siteLines = ["server gateway:8080;", "listen 443 ssl http2;", "/etc/nginx/certs/modgud-bff.crt",
-                            "/etc/nginx/certs/modgud-bff.key", "root /usr/share/nginx/html;"]
+    /// How nginx reaches the gateway: the file's two ways.
+    enum Gateway: Sendable {
+        /// The gateway's Unix socket at this path (the file's default).
+        case socket(String)
+        /// TCP to `127.0.0.1:port`, nginx connecting from 127.0.0.2.
+        case proxyBind(port: UInt16)
+    }
+
+    /// The lines of Deploy/nginx/modgud-bff.conf a deployment changes
+    /// (listed in its header), then the paths of Debian's layout.
+    static let siteLines = ["server unix:/run/modgud-bff/public.sock;", "listen 443 ssl http2;",
+                            "/etc/nginx/certs/modgud-bff.crt", "/etc/nginx/certs/modgud-bff.key",
+                            "root /usr/share/nginx/html;", "pid /run/nginx.pid;", "/var/log/nginx/", "/var/lib/nginx/"]
+    /// The TCP variant's commented lines.
+    static let tcpLines = ["#server 127.0.0.1:8080;", "#proxy_bind 127.0.0.2;"]
 
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
@@ -48,7 +62,7 @@ final class NginxFront: Sendable {
 
     deinit {
         // Never SIGKILL the master: its workers would outlive it.
-        if !exit.isSet { Glibc.kill(pid, SIGTERM) }
+        if !exit.isSet { Glibc.kill(pid, SIGQUIT) }
     }
 
     /// The https origin nginx serves (`BFF_PUBLIC_ORIGIN` for the gateway).
@@ -60,7 +74,7 @@ final class NginxFront: Sendable {
             .compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }.joined(separator: "\n")
     }
 
-    /// nginx's access log so far (the default `combined` format).
+    /// nginx's access log so far (the file's `modgud` format).
     var accessLog: String { (try? String(contentsOfFile: directory + "/logs/access.log", encoding: .utf8)) ?? "" }
 
     /// The access log once it contains `line`, or after a second: nginx
@@ -83,16 +97,30 @@ final class NginxFront: Sendable {
         return port
     }
 
+    /// nginx on `port` from the shipped file, proxying to `gateway`.
+    static func start(port: UInt16, gateway: Gateway) async throws -> NginxFront {
+        try await launch(port: port) { certificate, key, directory in
+            try siteConfiguration(port: port, gateway: gateway, certificate: certificate, key: key, directory: directory)
+        }
+    }
+
+    /// nginx with `site`, server blocks of a test's own, in a minimal main
+    /// context.
+    static func start(port: UInt16, site: String) async throws -> NginxFront {
+        try await launch(port: port) { _, _, directory in minimal(site: site, directory: directory) }
+    }
+
     /// Makes the certificate and the static root, writes the configuration
-    /// (the site file rewritten, proxying to `gatewayPort`, or `site` in its
-    /// place) and starts nginx on `port`; returns once nginx accepts
-    /// connections there.
-    static func start(port: UInt16, gatewayPort: UInt16, site: String? = nil) async throws -> NginxFront {
+    /// `configure` returns (given the certificate, key and directory) and
+    /// starts nginx; returns once nginx accepts connections on `port`.
+    private static func launch(port: UInt16,
+                               configure: (String, String, String) throws -> String) async throws -> NginxFront {
         let nginx = try locate("nginx", in: ["/usr/sbin", "/usr/local/sbin", "/usr/local/nginx/sbin"])
         let openssl = try locate("openssl", in: ["/usr/bin", "/usr/local/bin"])
         let directory = NSTemporaryDirectory() + "modgud-nginx-\(UUID().uuidString)"
         let files = FileManager.default
-        // Readable by nginx's workers (user nobody when the tests run as root).
+        // Readable by nginx's workers (www-data, or nobody for a test's own
+        // site, when the tests run as root).
         try files.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true,
                                   attributes: [.posixPermissions: 0o755])
         try files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory)
@@ -111,28 +139,8 @@ final class NginxFront: Sendable {
             throw NginxFrontError.certificate(log: (try? String(contentsOfFile: directory + "/openssl.out", encoding: .utf8)) ?? "")
         }
 
-        let site = try site ?? siteConfiguration(port: port, gatewayPort: gatewayPort, certificate: certificate, key: key,
-                                                 root: directory + "/www")
-        try site.write(toFile: directory + "/modgud-bff.conf", atomically: true, encoding: .utf8)
-        let main = """
-            worker_processes 1;
-            daemon off;
-            master_process on;
-            pid \(directory)/nginx.pid;
-            error_log \(directory)/logs/error.log notice;
-            events { worker_connections 256; }
-            http {
-                access_log \(directory)/logs/access.log;
-                client_body_temp_path \(directory)/client_body;
-                proxy_temp_path \(directory)/proxy;
-                fastcgi_temp_path \(directory)/fastcgi;
-                uwsgi_temp_path \(directory)/uwsgi;
-                scgi_temp_path \(directory)/scgi;
-                include \(directory)/modgud-bff.conf;
-            }
-
-            """
-        try main.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+        let configuration = try configure(certificate, key, directory)
+        try configuration.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
 
         let test = try await run([nginx, "-t", "-p", directory, "-c", directory + "/nginx.conf"], output: directory + "/nginx-t.out")
         guard test == 0 else {
@@ -141,7 +149,7 @@ final class NginxFront: Sendable {
 
         let pid: pid_t
         do {
-            pid = try ChildProcess.spawn([nginx, "-p", directory, "-c", directory + "/nginx.conf"],
+            pid = try ChildProcess.spawn([nginx, "-p", directory, "-c", directory + "/nginx.conf", "-g", "daemon off;"],
                                          output: directory + "/nginx.out")
         } catch {
             throw NginxFrontError.spawnFailed(errno: error.errno)
@@ -162,11 +170,11 @@ final class NginxFront: Sendable {
         return front
     }
 
-    /// SIGTERM (nginx's fast shutdown: the master stops its workers), then
+    /// SIGQUIT (nginx's graceful shutdown: requests in flight finish), then
     /// waits for the master to exit; SIGKILL only past `grace`.
     func stop(grace: Duration = .seconds(5)) async {
         guard !exit.isSet else { return }
-        Glibc.kill(pid, SIGTERM)
+        Glibc.kill(pid, SIGQUIT)
         let deadline = ContinuousClock.now + grace
         while !exit.isSet, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         if !exit.isSet { Glibc.kill(pid, SIGKILL) }
@@ -176,18 +184,50 @@ final class NginxFront: Sendable {
     /// Removes the temporary directory (after `stop`).
     func removeFiles() { try? FileManager.default.removeItem(atPath: directory) }
 
-    /// Deploy/nginx/modgud-bff.conf with its site-specific lines set for this
-    /// run; fails when one of them is no longer in the file.
-    static func siteConfiguration(port: UInt16, gatewayPort: UInt16, certificate: String, key: String,
-                                  root: String) throws -> String {
+    /// Deploy/nginx/modgud-bff.conf with its site-specific lines and paths
+    /// set for this run, and for `.proxyBind` its TCP variant switched on
+    /// as the file says (the socket line commented out, the two TCP lines
+    /// uncommented); fails when one of them is no longer in the file.
+    static func siteConfiguration(port: UInt16, gateway: Gateway, certificate: String, key: String,
+                                  directory: String) throws -> String {
         var text = try String(contentsOfFile: siteFile, encoding: .utf8)
-        let replacements = zip(siteLines, ["server 127.0.0.1:\(gatewayPort);", "listen 127.0.0.1:\(port) ssl http2;",
-                                           certificate, key, "root \(root);"])
+        let upstream: String
+        var replacements: [(String, String)] = []
+        switch gateway {
+        case .socket(let path):
+            upstream = "server unix:\(path);"
+        case .proxyBind(let gatewayPort):
+            upstream = "#" + siteLines[0]
+            replacements = zip(tcpLines, ["server 127.0.0.1:\(gatewayPort);", "proxy_bind 127.0.0.2;"]).map { ($0, $1) }
+        }
+        replacements = zip(siteLines, [upstream, "listen 127.0.0.1:\(port) ssl http2;", certificate, key,
+                                       "root \(directory)/www;", "pid \(directory)/nginx.pid;", directory + "/logs/",
+                                       directory + "/"]).map { ($0, $1) } + replacements
         for (old, new) in replacements {
             guard text.contains(old) else { throw NginxFrontError.siteLineMissing(old) }
             text = text.replacingOccurrences(of: old, with: new)
         }
         return text
+    }
+
+    /// `site` in the `http` context of a main configuration of the test's own.
+    static func minimal(site: String, directory: String) -> String {
+        """
+        worker_processes 1;
+        pid \(directory)/nginx.pid;
+        error_log \(directory)/logs/error.log notice;
+        events { worker_connections 256; }
+        http {
+            access_log \(directory)/logs/access.log;
+            client_body_temp_path \(directory)/client_body;
+            proxy_temp_path \(directory)/proxy;
+            fastcgi_temp_path \(directory)/fastcgi;
+            uwsgi_temp_path \(directory)/uwsgi;
+            scgi_temp_path \(directory)/scgi;
+        \(site)
+        }
+
+        """
     }
 
     // MARK: Helpers
