@@ -90,7 +90,8 @@ public final class GatewayService: Sendable {
         var appLoginSweeper: AppLoginSweeper?
         if let modgud {
             let coordinator = RefreshCoordinator(modgud: modgud, sessions: sessions, store: refreshStore, signals: signals,
-                                                 settings: Self.refreshSettings(config), relay: relay, metrics: metrics)
+                                                 settings: Self.refreshSettings(config), relay: relay, metrics: metrics,
+                                                 audit: audit)
             refresher = coordinator
             if config.machineClient != nil {
                 clientTokens = ClientTokenCache(modgud: modgud, relay: relay, skew: config.refreshSkew)
@@ -101,7 +102,9 @@ public final class GatewayService: Sendable {
             let ends = SessionEndCounters(metrics: metrics)
             let sessionList = SessionListEndpoints(shared: shared, revoker: coordinator.revoker, counters: ends)
             let appLogin = config.apps.isEmpty ? nil : AppLoginSettings(config: config, metrics: metrics)
-            appLoginSweeper = appLogin.map { AppLoginSweeper(sessions: sessions, modgud: modgud, settings: $0, logger: logger) }
+            appLoginSweeper = appLogin.map {
+                AppLoginSweeper(sessions: sessions, modgud: modgud, settings: $0, logger: logger, audit: audit)
+            }
             SignInEndpoints(shared: shared, refresher: coordinator, capabilities: Self.capabilities(config),
                             codeFlow: Self.codeFlowSettings(config, metrics: metrics), sessionList: sessionList,
                             appLogin: appLogin,

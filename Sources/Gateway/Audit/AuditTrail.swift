@@ -31,6 +31,12 @@ public struct AuditTrail: Sendable {
         log.record(event, requestID: context.requestID, traceID: context.trace.traceID, address: address.description, fields)
     }
 
+    /// Writes `event` for work no request started (the hand-off sweep): a
+    /// trace of its own, and `requestId` and `address` empty.
+    func recordBackground(_ event: String, _ fields: [(String, LogValue)] = []) {
+        log.record(event, requestID: "", traceID: SpanIDs.startedTrace().traceID, address: "", fields)
+    }
+
     /// `audit.signin.succeeded` and `bff_signins_total{method,outcome="succeeded"}`.
     func signInSucceeded(method: String, subject: String, email: String? = nil, _ context: RequestContext,
                          address: IPAddress) {

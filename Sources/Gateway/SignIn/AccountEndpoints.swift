@@ -176,6 +176,10 @@ struct AccountEndpoints: Sendable {
             let taken = try await shared.store(context) { () async throws(SessionError) in try await shared.sessions.take(session) }
             refresher.revoker.revokeInBackground([taken?.data.tokens, session.data.tokens].compactMap { $0 },
                                                  reason: "token_rejected", logger: context.logger)
+            if let taken {
+                shared.audit.sessionEnded(reason: "token_rejected", subject: taken.data.subject, context,
+                                          address: shared.clientAddress(request))
+            }
             throw GatewayError.sessionExpired(cookie: shared.sessions.expiringCookie())
         }
         if reply.status.code == 401, reply.oauthError == "insufficient_user_authentication" {
