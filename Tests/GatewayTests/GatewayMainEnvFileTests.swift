@@ -27,14 +27,14 @@ struct GatewayMainEnvFileTests {
 
     /// What bash exports after `set -a; . FILE; set +a`, started with an
     /// empty environment: its `BFF_` variables, exit status and standard error.
-    static func sourced(_ path: String) throws -> Sourced {
+    static func sourced(_ path: String) async throws -> Sourced {
         let directory = NSTemporaryDirectory() + "env-file-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let out = directory + "/stdout", err = directory + "/stderr"
         let pid = try ChildProcess.spawn(["/bin/bash", "--noprofile", "--norc", "-c", #"set -a; . "$0"; set +a; exec env -0"#, path],
                                          environment: [:], output: out, errors: err)
-        let status = ChildProcess.waitForExit(pid)
+        let status = await blocking { ChildProcess.waitForExit(pid) }
         let output = (try? Data(contentsOf: URL(fileURLWithPath: out))) ?? Data()
         var variables: [String: String] = [:]
         for entry in output.split(separator: 0) {
@@ -46,17 +46,17 @@ struct GatewayMainEnvFileTests {
     }
 
     /// Writes `text` to a temporary file, passes its path to `body`, and removes it.
-    static func withFile<T>(_ text: String, _ body: (String) throws -> T) throws -> T {
+    static func withFile<T>(_ text: String, _ body: (String) async throws -> T) async throws -> T {
         let path = NSTemporaryDirectory() + "env-file-\(UUID().uuidString).env"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        return try body(path)
+        return try await body(path)
     }
 
     /// Both readings of `text`, and whether they agree (bash quiet and content too).
-    static func readings(_ text: String) throws -> (systemd: [String: String], shell: Sourced, agree: Bool) {
+    static func readings(_ text: String) async throws -> (systemd: [String: String], shell: Sourced, agree: Bool) {
         let systemd = EnvironmentFile.systemd(text)
-        let shell = try withFile(text) { try sourced($0) }
+        let shell = try await withFile(text) { try await sourced($0) }
         return (systemd, shell, shell.status == 0 && shell.errors.isEmpty && shell.variables == systemd)
     }
 
@@ -66,9 +66,9 @@ struct GatewayMainEnvFileTests {
     }
 
     @Test(arguments: shippedFiles)
-    func systemdAndAShellReadTheSameVariables(file: String) throws {
+    func systemdAndAShellReadTheSameVariables(file: String) async throws {
         let text = try String(contentsOf: Self.root.appendingPathComponent(file), encoding: .utf8)
-        let (systemd, shell, agree) = try Self.readings(text)
+        let (systemd, shell, agree) = try await Self.readings(text)
         #expect(!systemd.isEmpty && systemd.keys.allSatisfy { $0.hasPrefix("BFF_") })
         #expect(shell.status == 0 && shell.errors.isEmpty, "bash: \(shell.status) \(shell.errors)")
         for name in Set(systemd.keys).union(shell.variables.keys).sorted() {
@@ -80,7 +80,7 @@ struct GatewayMainEnvFileTests {
             line.wholeMatch(of: /# ?(BFF_[A-Z0-9_]+=.*)/).map { String($0.output.1) } ?? String(line)
         }.joined(separator: "\n")
         if file.hasPrefix("Config/") { #expect(uncommented != text, "the template's commented examples were found") }
-        let examples = try Self.readings(uncommented)
+        let examples = try await Self.readings(uncommented)
         #expect(examples.agree, "\(file) uncommented: \(examples.shell.errors)")
         // The top says which readers take the file.
         let header = text.split(separator: "\n").prefix { $0.hasPrefix("#") }.joined(separator: "\n")
@@ -88,13 +88,13 @@ struct GatewayMainEnvFileTests {
     }
 
     @Test(arguments: shippedFiles)
-    func checkConfigAcceptsTheFileReadEitherWay(file: String) throws {
+    func checkConfigAcceptsTheFileReadEitherWay(file: String) async throws {
         let path = Self.root.appendingPathComponent(file).path
         let systemd = EnvironmentFile.systemd(try String(contentsOfFile: path, encoding: .utf8))
         // Secrets come from a secret store (a second EnvironmentFile), never the file.
         let secrets = systemd["BFF_CLIENT_ID"] == nil ? [:] : ["BFF_CLIENT_SECRET": "from-the-secret-store"]
-        let bySystemd = try GatewayMainTests.run(["--check-config"], environment: systemd.merging(secrets) { $1 })
-        let byShell = try GatewayMainTests.run(["--check-config"], environment: secrets, launcher: [
+        let bySystemd = try await GatewayMainTests.run(["--check-config"], environment: systemd.merging(secrets) { $1 })
+        let byShell = try await GatewayMainTests.run(["--check-config"], environment: secrets, launcher: [
             "/bin/bash", "--noprofile", "--norc", "-c", #"set -a; . "$0"; set +a; exec "$@""#, path,
         ])
         #expect(bySystemd.status == 0, "\(file) read as systemd does: \(bySystemd.stderr)")
@@ -107,12 +107,12 @@ struct GatewayMainEnvFileTests {
     /// The check can fail: JSON and a blank unquoted, as the files were
     /// once written, read differently (bash strips the quotes and runs
     /// `profile` as a command).
-    @Test func unquotedJSONAndBlanksReadDifferently() throws {
+    @Test func unquotedJSONAndBlanksReadDifferently() async throws {
         let text = """
             BFF_ROUTES=[{"prefix":"/api/","upstream":"http://127.0.0.1:9/","token":"none"}]
             BFF_SCOPES=openid profile
             """
-        let (systemd, shell, agree) = try Self.readings(text)
+        let (systemd, shell, agree) = try await Self.readings(text)
         #expect(!agree)
         #expect(systemd["BFF_ROUTES"] == #"[{"prefix":"/api/","upstream":"http://127.0.0.1:9/","token":"none"}]"#)
         #expect(shell.variables["BFF_ROUTES"] == "[{prefix:/api/,upstream:http://127.0.0.1:9/,token:none}]")

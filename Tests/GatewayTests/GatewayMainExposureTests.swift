@@ -9,8 +9,8 @@ import Testing
 struct GatewayMainExposureTests {
     static let client = ["BFF_CLIENT_ID": "bff", "BFF_CLIENT_SECRET": "very-secret-value"]
 
-    @Test func checkConfigRefusesEveryExposureAtOnce() throws {
-        let run = try GatewayMainTests.run(["--check-config"], environment: Self.client.merging([
+    @Test func checkConfigRefusesEveryExposureAtOnce() async throws {
+        let run = try await GatewayMainTests.run(["--check-config"], environment: Self.client.merging([
             "BFF_SESSION_COOKIE": "sid", "BFF_MODGUD_URL": "http://modgud:5080",
             "BFF_ROUTES": #"[{"prefix":"/api/","upstream":"http://api.internal/","token":"user","methods":["TRACE"]}]"#,
         ]) { $1 })
@@ -22,17 +22,17 @@ struct GatewayMainExposureTests {
         #expect(!(run.stdout + run.stderr).contains("very-secret-value"))
     }
 
-    @Test func optOutsAreCautionsInCheckConfigAndAtStart() throws {
+    @Test func optOutsAreCautionsInCheckConfigAndAtStart() async throws {
         let environment = Self.client.merging([
             "BFF_SESSION_COOKIE": "sid", "BFF_ALLOW_INSECURE_COOKIE_NAME": "true",
             "BFF_MODGUD_URL": "http://modgud:5080", "BFF_ALLOW_HTTP_HOSTS": "modgud",
             "BFF_LISTEN": "127.0.0.1:0", "BFF_ADMIN_LISTEN": "127.0.0.1:0",
         ]) { $1 }
-        let check = try GatewayMainTests.run(["--check-config"], environment: environment)
+        let check = try await GatewayMainTests.run(["--check-config"], environment: environment)
         #expect(check.status == 0, "\(check.stderr)")
         #expect(check.stdout.contains("\ncaution: BFF_SESSION_COOKIE (sid) lacks the __Host- prefix"))
         #expect(check.stdout.contains("\ncaution: BFF_MODGUD_URL reaches modgud over plain http"))
-        let started = try GatewayMainTests.run([], environment: environment, signalAfter: 1.0)
+        let started = try await GatewayMainTests.run([], environment: environment, signalAfter: 1.0)
         #expect(started.status == 0)
         let cautions = started.stdout.split(separator: "\n").filter { $0.contains(#""event":"config.caution""#) }
         #expect(cautions.contains { $0.contains("BFF_SESSION_COOKIE (sid) lacks the __Host- prefix") }, "\(started.stdout)")

@@ -20,8 +20,8 @@ struct GatewayMainNginxLocationsTests {
             """#,
     ]
 
-    @Test func printsTheBlocksForEveryRouteAndExitsZero() throws {
-        let run = try GatewayMainTests.run(["--print-nginx-locations"], environment: Self.environment)
+    @Test func printsTheBlocksForEveryRouteAndExitsZero() async throws {
+        let run = try await GatewayMainTests.run(["--print-nginx-locations"], environment: Self.environment)
         #expect(run.status == 0, "\(run.stderr)")
         // The text NginxLocations makes for the same configuration (its format is
         // pinned by ConfigurationTests.NginxLocationsTests), and a newline.
@@ -32,8 +32,8 @@ struct GatewayMainNginxLocationsTests {
         #expect(!run.stdout.contains("127.0.0.1:9/"), "upstream URLs stay out (they may carry credentials)")
     }
 
-    @Test func aBadConfigurationPrintsItsProblemsInstead() throws {
-        let run = try GatewayMainTests.run(["--print-nginx-locations"], environment: ["BFF_ROUTES": #"[{"prefix":"/api"}]"#])
+    @Test func aBadConfigurationPrintsItsProblemsInstead() async throws {
+        let run = try await GatewayMainTests.run(["--print-nginx-locations"], environment: ["BFF_ROUTES": #"[{"prefix":"/api"}]"#])
         #expect(run.status == 2)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.hasPrefix("modgud-bff: 3 configuration problems:\n  BFF_ROUTES[0]."), "\(run.stderr)")
@@ -47,7 +47,7 @@ struct GatewayMainNginxLocationsTests {
     /// front end's `index.html` (`/bff` nginx redirects to `/bff/`).
     @Test func nginxForwardsExactlyThePrintedPaths() async throws {
         let environment = Self.environment
-        let printed = try await blocking { Result { try GatewayMainTests.run(["--print-nginx-locations"], environment: environment) } }.get()
+        let printed = try await GatewayMainTests.run(["--print-nginx-locations"], environment: environment)
         try #require(printed.status == 0)
         let reply = RawUpstream.Reply.answer("HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\ngateway", then: .close)
         let gateway = try RawUpstream([RawUpstream.Reply](repeating: reply, count: 8))

@@ -17,8 +17,11 @@ struct GatewayMainTests {
     /// given), spawned and reaped by `ChildProcess` with its output in
     /// files (Foundation's `Process.waitUntilExit` was seen to wait for ever
     /// on a child that had exited, with many children in the test process).
+    /// The wait runs on a thread of its own: a test blocking the
+    /// cooperative pool (two threads on two cores) stalls every gateway
+    /// the other tests run in this process.
     static func run(_ arguments: [String], environment: [String: String] = [:], signalAfter: Double? = nil,
-                    launcher: [String] = []) throws -> Run {
+                    launcher: [String] = []) async throws -> Run {
         let command = launcher + [try GatewayProcess.binary()]   // built next to the tests
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BFF_") }
         env.merge(environment) { $1 }
@@ -28,16 +31,16 @@ struct GatewayMainTests {
         let out = directory + "/stdout", err = directory + "/stderr"
         let pid = try ChildProcess.spawn(command + arguments, environment: env, output: out, errors: err)
         if let signalAfter {
-            Thread.sleep(forTimeInterval: signalAfter)
+            try? await Task.sleep(for: .seconds(signalAfter))
             kill(pid, SIGTERM)
         }
-        let status = ChildProcess.waitForExit(pid)
+        let status = await blocking { ChildProcess.waitForExit(pid) }
         return Run(status: status, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
                    stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
     }
 
-    @Test func checkConfigAcceptsDefaultsAndRedactsSecrets() throws {
-        let run = try Self.run(["--check-config"], environment: [
+    @Test func checkConfigAcceptsDefaultsAndRedactsSecrets() async throws {
+        let run = try await Self.run(["--check-config"], environment: [
             "BFF_MODGUD_URL": "http://127.0.0.1:1", "BFF_CLIENT_ID": "bff", "BFF_CLIENT_SECRET": "very-secret-value",
         ])
         #expect(run.status == 0)
@@ -46,8 +49,8 @@ struct GatewayMainTests {
         #expect(!(run.stdout + run.stderr).contains("very-secret-value"))
     }
 
-    @Test func checkConfigPrintsCautions() throws {
-        let run = try Self.run(["--check-config"], environment: [
+    @Test func checkConfigPrintsCautions() async throws {
+        let run = try await Self.run(["--check-config"], environment: [
             "BFF_MODGUD_URL": "http://127.0.0.1:1", "BFF_CLIENT_ID": "bff", "BFF_CLIENT_SECRET": "s",
             "BFF_SHUTDOWN_TIMEOUT_MS": "1000",
         ])
@@ -55,8 +58,8 @@ struct GatewayMainTests {
         #expect(run.stdout.contains("\ncaution: BFF_SHUTDOWN_TIMEOUT_MS (1000) is below BFF_MODGUD_TIMEOUT_MS + 5000 (15000)"))
     }
 
-    @Test func badSettingsAreAllReportedAndExitNonZero() throws {
-        let run = try Self.run(["--check-config"], environment: [
+    @Test func badSettingsAreAllReportedAndExitNonZero() async throws {
+        let run = try await Self.run(["--check-config"], environment: [
             "BFF_LISTEN": "nowhere", "BFF_MAX_HEADER_BYTES": "-5", "BFF_TRUSTED_PROXIES": "10.0.0.0/99",
         ])
         #expect(run.status == 2)
@@ -65,8 +68,8 @@ struct GatewayMainTests {
         #expect(run.stderr.contains("BFF_TRUSTED_PROXIES"))
     }
 
-    @Test func oneProblemIsHeadedOnceInTheSingular() throws {
-        let run = try Self.run(["--check-config"], environment: ["BFF_LISTEN": "nowhere"])
+    @Test func oneProblemIsHeadedOnceInTheSingular() async throws {
+        let run = try await Self.run(["--check-config"], environment: ["BFF_LISTEN": "nowhere"])
         #expect(run.status == 2)
         let lines = run.stderr.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.first == "modgud-bff: 1 configuration problem:", "\(run.stderr)")
@@ -74,29 +77,29 @@ struct GatewayMainTests {
         #expect(run.stdout.isEmpty)
     }
 
-    @Test func severalProblemsAreHeadedOnceInThePlural() throws {
-        let run = try Self.run([], environment: ["BFF_LISTEN": "nowhere", "BFF_LOG_LEVEL": "verbose"])
+    @Test func severalProblemsAreHeadedOnceInThePlural() async throws {
+        let run = try await Self.run([], environment: ["BFF_LISTEN": "nowhere", "BFF_LOG_LEVEL": "verbose"])
         #expect(run.status == 2)
         #expect(run.stderr.hasPrefix("modgud-bff: 2 configuration problems:\n  BFF_LISTEN: "), "\(run.stderr)")
         #expect(run.stderr.components(separatedBy: "configuration problem").count == 2, "one heading: \(run.stderr)")
         #expect(run.stderr.contains("\n  BFF_LOG_LEVEL: \"verbose\" must be one of debug, info, warning, error\n"))
     }
 
-    @Test func unknownArgumentsAreRefused() throws {
-        let run = try Self.run(["--frobnicate"])
+    @Test func unknownArgumentsAreRefused() async throws {
+        let run = try await Self.run(["--frobnicate"])
         #expect(run.status == 2)
     }
 
-    @Test func helpPrintsUsage() throws {
-        let run = try Self.run(["--help"])
+    @Test func helpPrintsUsage() async throws {
+        let run = try await Self.run(["--help"])
         #expect(run.status == 0)
         #expect(run.stdout.contains("--check-config"))
     }
 
     /// 2048 open files: room for 1024 connections beside the headroom, not
     /// the default 16384; the gateway lowers its cap and says why.
-    @Test func aLowOpenFileLimitLowersTheConnectionCap() throws {
-        let run = try Self.run([], environment: ["BFF_LISTEN": "127.0.0.1:0", "BFF_ADMIN_LISTEN": "127.0.0.1:0"],
+    @Test func aLowOpenFileLimitLowersTheConnectionCap() async throws {
+        let run = try await Self.run([], environment: ["BFF_LISTEN": "127.0.0.1:0", "BFF_ADMIN_LISTEN": "127.0.0.1:0"],
                                signalAfter: 1.0, launcher: ["/usr/bin/prlimit", "--nofile=2048:2048"])
         #expect(run.status == 0)
         let caution = run.stdout.split(separator: "\n").first { $0.contains(#""event":"config.caution""#) }
@@ -105,8 +108,8 @@ struct GatewayMainTests {
         #expect(run.stdout.contains(#""event":"gateway.started""#))
     }
 
-    @Test func startsAndStopsGracefullyOnSIGTERM() throws {
-        let run = try Self.run([], environment: ["BFF_LISTEN": "127.0.0.1:0", "BFF_ADMIN_LISTEN": "127.0.0.1:0"], signalAfter: 1.0)
+    @Test func startsAndStopsGracefullyOnSIGTERM() async throws {
+        let run = try await Self.run([], environment: ["BFF_LISTEN": "127.0.0.1:0", "BFF_ADMIN_LISTEN": "127.0.0.1:0"], signalAfter: 1.0)
         #expect(run.status == 0)
         #expect(run.stdout.contains(#""event":"gateway.started""#))
         #expect(run.stdout.contains(#""event":"gateway.stopped""#))

@@ -63,7 +63,10 @@ struct RefreshOutcomeTrustTests {
                                                 metrics: MetricsRegistry())
         fixture.lifetime(3600)
         let session = try #require(try await fixture.session())
-        simulator.injectFault(path: "/connect/token", count: 1, .delay(milliseconds: 2500))
+        // Modgud's real answer comes 6 s after the call: time enough, on a
+        // loaded machine, for the waiter to register and both forged
+        // messages to reach it before the real outcome ends its wait.
+        simulator.injectFault(path: "/connect/token", count: 1, .delay(milliseconds: 6000))
         let mark = simulator.lastRequestSeq
 
         let first = Task { try await fixture.get() }

@@ -28,7 +28,9 @@ final class ScriptedUpstream: Sendable {
         listener = try Socket.listen(on: SocketAddress(ip: IPAddress("127.0.0.1")!, port: 0), reusePort: false)
         port = try Socket.localAddress(listener).port
         let listener = self.listener
-        DispatchQueue.global().async { Self.serve(listener, behaviour) }
+        // A serial queue of its own: the loop blocks in accept(2), which on
+        // the global queue would take a thread from the cooperative pool.
+        DispatchQueue(label: "scripted-upstream").async { Self.serve(listener, behaviour) }
     }
 
     deinit { Glibc.close(listener) }

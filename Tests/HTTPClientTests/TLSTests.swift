@@ -30,7 +30,7 @@ final class TLSServer: Sendable {
 
     static func start(answering answer: String? = nil) async throws -> TLSServer {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            DispatchQueue(label: "tls-server.start").async {   // it blocks: never on the cooperative pool
                 continuation.resume(with: Result { try startBlocking(answer) })
             }
         }

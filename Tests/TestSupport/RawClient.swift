@@ -66,12 +66,13 @@ public final class RawClient: @unchecked Sendable {
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    private static let queue = DispatchQueue(label: "raw-client", attributes: .concurrent)
-
+    /// Every read and send goes through `TestSupport.blocking`: a serial
+    /// queue of its own, on libdispatch's overcommitting pool. A concurrent
+    /// queue would park its blocked reads on the pool Swift's cooperative
+    /// executor runs on (as wide as the cores), and a few tests waiting for
+    /// answers would then stall the very gateways that should answer them.
     private func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Self.queue.async { continuation.resume(returning: body()) }
-        }
+        await TestSupport.blocking(body)
     }
 
     public func send(_ text: String) async { await send(Array(text.utf8)) }

@@ -226,10 +226,9 @@ final class AuthorizationLog: Sendable {
 }
 
 /// Raw HTTP/1.1 calls on loopback, one connection each, made on threads
-/// of their own: a blocking read on Dispatch's shared pool (where
-/// `RawClient` reads) would hold up the cooperative pool that in-process
-/// gateways and every other test run on, and some of these calls wait for
-/// seconds on purpose.
+/// of their own (a serial queue each, never Dispatch's shared pool, which
+/// the cooperative pool of the in-process gateways and every other test
+/// uses): some of these calls wait for seconds on purpose.
 enum LoopbackCall {
     static func send(port: UInt16, _ method: String, _ path: String, headers: [(String, String)] = [],
                      body: [UInt8] = [], timeout: Double = 30) async throws -> RawResponse {
