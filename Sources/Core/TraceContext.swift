@@ -50,34 +50,54 @@ public struct TraceContext: Sendable, Hashable {
     /// The length of a `traceparent` value (version 00).
     public static let fieldLength = 55
 
-    /// Calls `body` with the `traceparent` value for a call this hop makes
-    /// as span `span`: `00-<trace id>-<span>-<flags>`, 55 bytes, no
-    /// allocation.
-    public func withTraceparent<R>(span: UInt64, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.fieldLength) { buffer in
-            buffer[0] = UInt8(ascii: "0")
-            buffer[1] = UInt8(ascii: "0")
-            buffer[2] = UInt8(ascii: "-")
-            Self.writeHex(high, into: buffer, at: 3)
-            Self.writeHex(low, into: buffer, at: 19)
-            buffer[35] = UInt8(ascii: "-")
-            Self.writeHex(span, into: buffer, at: 36)
-            buffer[52] = UInt8(ascii: "-")
-            buffer[53] = Self.hexDigit(flags >> 4)
-            buffer[54] = Self.hexDigit(flags)
-            return body(UnsafeBufferPointer(buffer))
-        }
+    /// Writes the `traceparent` value for a call this hop makes as span
+    /// `span` into the first `fieldLength` bytes of `buffer`:
+    /// `00-<trace id>-<span>-<flags>`. Not generic, so a caller in another
+    /// module runs it without looking up type metadata; the caller owns
+    /// the buffer (a temporary allocation costs nothing on the heap).
+    public func writeTraceparent(span: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(buffer.count >= Self.fieldLength)
+        buffer[0] = UInt8(ascii: "0")
+        buffer[1] = UInt8(ascii: "0")
+        buffer[2] = UInt8(ascii: "-")
+        Self.writeHex(high, into: buffer, at: 3)
+        Self.writeHex(low, into: buffer, at: 19)
+        buffer[35] = UInt8(ascii: "-")
+        Self.writeHex(span, into: buffer, at: 36)
+        buffer[52] = UInt8(ascii: "-")
+        buffer[53] = Self.hexDigit(flags >> 4)
+        buffer[54] = Self.hexDigit(flags)
     }
 
     /// The `traceparent` value for a call this hop makes as span `span`.
     public func traceparent(span: UInt64) -> String {
-        withTraceparent(span: span) { String(decoding: $0, as: UTF8.self) }
+        String(unsafeUninitializedCapacity: Self.fieldLength) { buffer in
+            writeTraceparent(span: span, into: buffer)
+            return Self.fieldLength
+        }
     }
 
+    /// Writes the 16 lowercase hex digits of `value`, most significant
+    /// first, at `start`: eight digits a word (`hexWord`), two stores.
     static func writeHex(_ value: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
-        for index in 0..<16 {
-            buffer[start + index] = hexDigit(UInt8(truncatingIfNeeded: value >> UInt64((15 - index) * 4)))
-        }
+        precondition(start >= 0 && start + 16 <= buffer.count)
+        let raw = UnsafeMutableRawBufferPointer(buffer)
+        raw.storeBytes(of: hexWord(UInt32(truncatingIfNeeded: value >> 32)).bigEndian, toByteOffset: start, as: UInt64.self)
+        raw.storeBytes(of: hexWord(UInt32(truncatingIfNeeded: value)).bigEndian, toByteOffset: start + 8, as: UInt64.self)
+    }
+
+    /// The eight hex digits of `value` as the bytes of a word, the first
+    /// digit in the most significant byte: the nibbles spread one a byte,
+    /// then `0`–`9` or `a`–`f` added to each byte at once (no branch, no
+    /// table; a digit of 10 or more carries into its byte's bit 4 once 6 is
+    /// added, which selects the letters' offset).
+    static func hexWord(_ value: UInt32) -> UInt64 {
+        var nibbles = UInt64(value)
+        nibbles = (nibbles | nibbles << 16) & 0x0000_FFFF_0000_FFFF
+        nibbles = (nibbles | nibbles << 8) & 0x00FF_00FF_00FF_00FF
+        nibbles = (nibbles | nibbles << 4) & 0x0F0F_0F0F_0F0F_0F0F
+        let letters = ((nibbles &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101
+        return nibbles &+ 0x3030_3030_3030_3030 &+ letters &* 0x27
     }
 
     static func hexDigit(_ value: UInt8) -> UInt8 {

@@ -36,6 +36,16 @@ struct TraceContextTests {
         #expect(TraceContext(traceparent: value) == nil)
     }
 
+    @Test func everyDigitIsWrittenAsSwiftFormatsIt() {
+        var generator = SystemRandomNumberGenerator()
+        let values: [UInt64] = [0, 1, 9, 10, 15, 16, 0xFF, .max, 0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210]
+            + (0..<1000).map { _ in generator.next() }
+        for value in values {
+            let expected = String(value, radix: 16).leftPadded(to: 16) + String(~value | 1, radix: 16).leftPadded(to: 16)
+            #expect(TraceContext(high: value, low: ~value | 1).traceID == expected, "\(value)")
+        }
+    }
+
     @Test func spanIDsAreFreshAndNeverZero() {
         let ids = (0..<10_000).map { _ in SpanIDs.next() }
         #expect(Set(ids).count == ids.count)
@@ -49,4 +59,9 @@ struct TraceContextTests {
         #expect(first.traceID.count == 32 && first.traceID != String(repeating: "0", count: 32))
         #expect(TraceContext(high: 0, low: 0).traceID == "00000000000000000000000000000001", "never all zero")
     }
+}
+
+extension String {
+    /// This text with zeros before it, `count` characters long.
+    func leftPadded(to count: Int) -> String { String(repeating: "0", count: max(0, count - self.count)) + self }
 }

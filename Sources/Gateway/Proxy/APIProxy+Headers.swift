@@ -76,9 +76,11 @@ extension APIProxy {
         headers.add("X-Forwarded-For", "", client.description, checked: true)
         headers.add("X-Forwarded-Proto", "", publicOrigin.scheme.rawValue, checked: true)
         headers.add("X-Forwarded-Host", "", forwardedHost, checked: forwardedHostIsClean)
-        trace.withTraceparent(span: SpanIDs.next()) { value in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: TraceContext.fieldLength) { buffer in
+            trace.writeTraceparent(span: SpanIDs.next(), into: buffer)
             let name: StaticString = "traceparent"
-            headers.add(checkedName: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), value: value)
+            headers.add(checkedName: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount),
+                        value: UnsafeBufferPointer(rebasing: buffer[..<TraceContext.fieldLength]))
         }
         return headers
     }
