@@ -38,6 +38,7 @@ public enum ConfigLoader {
         let codeFlow = readCodeFlowSettings(&reader)
         let appLogin = readAppLoginSettings(&reader)
         let crossDevice = readCrossDeviceSettings(&reader)
+        let audit = readAuditSettings(&reader)
         let listenFile = readListenSettings(&reader, listen: listen, adminListen: adminListen)
 
         if let listen, let adminListen, listen.conflicts(with: adminListen) {
@@ -72,6 +73,7 @@ public enum ConfigLoader {
         codeFlow(&config)
         appLogin(&config)
         crossDevice(&config)
+        audit(&config)
         listenFile(&config)
         return .success(config)
     }

@@ -32,6 +32,8 @@ extension GatewayConfig: CustomStringConvertible {
             SettingDefinition.shutdownTimeout.name: milliseconds(shutdownTimeout),
             SettingDefinition.logLevel.name: logLevel.rawValue,
             SettingDefinition.accessLog.name: String(accessLog),
+            SettingDefinition.auditLog.name: auditLog.description,
+            SettingDefinition.auditEmail.name: String(auditEmail),
             SettingDefinition.forwardedHeader.name: forwardedHeader,
             SettingDefinition.modgudTimeout.name: milliseconds(modgudTimeout),
             SettingDefinition.modgudCAFile.name: modgudCAFile ?? notSet,

@@ -49,6 +49,10 @@ public struct GatewayConfig: Sendable {
     public var logLevel: LogLevelSetting
     /// BFF_ACCESS_LOG.
     public var accessLog: Bool
+    /// BFF_AUDIT_LOG: where the audit trail goes.
+    public var auditLog: AuditLogDestination = .standardOutput
+    /// BFF_AUDIT_EMAIL: whether audit lines name e-mail addresses.
+    public var auditEmail = false
     /// BFF_FORWARDED_HEADER: which header trusted proxies set.
     public var forwardedHeader: String = "x-forwarded-for"
     /// BFF_MODGUD_TIMEOUT_MS: total time per call to Modgud.

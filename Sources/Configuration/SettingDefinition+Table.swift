@@ -3,7 +3,7 @@ extension SettingDefinition {
     public static let all: [SettingDefinition] = [
         listen, adminListen, listenMode, listenGroup, publicOrigin, modgudURL, clientID, clientSecret, redisURL, trustedProxies,
         routes, allowHTTPHosts, loops, maxConnections, maxHeaderBytes, maxBodyBytes, headerTimeout, bodyTimeout,
-        idleTimeout, writeTimeout, shutdownTimeout, logLevel, accessLog,
+        idleTimeout, writeTimeout, shutdownTimeout, logLevel, accessLog, auditLog, auditEmail,
         forwardedHeader, modgudTimeout, modgudCAFile, scopes, resource, sessionCookie, allowInsecureCookieName, sessionIdleTimeout,
         sessionAbsoluteTimeout, sessionCacheStaleness, machineClientID, machineClientSecret, refreshSkew, refreshReuseLeeway, upstreamTimeout,
         bodyMinRate, bodyRateGrace, proxyMaxBodyBytes, maxConnectionsPerAddress,

@@ -41,7 +41,10 @@ public final class GatewayService: Sendable {
     /// Revokes the tokens of app hand-off codes that expired unredeemed.
     let appLoginSweeper: AppLoginSweeper?
 
-    public init(config: GatewayConfig, group: EventLoopGroup, logger: Logger, metrics: MetricsRegistry = MetricsRegistry()) throws {
+    /// `auditSink`: where the audit trail goes instead of `config.auditLog`
+    /// (tests capture it); a file `config.auditLog` names is opened here.
+    public init(config: GatewayConfig, group: EventLoopGroup, logger: Logger, metrics: MetricsRegistry = MetricsRegistry(),
+                auditSink: LogSink? = nil) throws {
         self.config = config
         self.logger = logger
         self.metrics = metrics
@@ -80,22 +83,28 @@ public final class GatewayService: Sendable {
         let addresses = ClientAddressResolver(trustedProxies: config.trustedProxies,
                                               header: ForwardedHeader(rawValue: config.forwardedHeader) ?? .xForwardedFor,
                                               peersAreProxies: config.listen.socketPath != nil)
+        let audit = AuditTrail(log: try auditSink.map(AuditLog.init) ?? Self.auditLog(config), metrics: metrics,
+                               namesEmail: config.auditEmail)
         var refresher: RefreshCoordinator?
         var clientTokens: ClientTokenCache?
         var appLoginSweeper: AppLoginSweeper?
         if let modgud {
             let coordinator = RefreshCoordinator(modgud: modgud, sessions: sessions, store: refreshStore, signals: signals,
-                                                 settings: Self.refreshSettings(config), relay: relay, metrics: metrics)
+                                                 settings: Self.refreshSettings(config), relay: relay, metrics: metrics,
+                                                 audit: audit)
             refresher = coordinator
             if config.machineClient != nil {
                 clientTokens = ClientTokenCache(modgud: modgud, relay: relay, skew: config.refreshSkew)
             }
             let identity = IdentityTokens(modgud: modgud, skew: Int64(config.idTokenSkew.components.seconds))
-            let shared = SignInContext(modgud: modgud, sessions: sessions, relay: relay, addresses: addresses, identity: identity)
+            let shared = SignInContext(modgud: modgud, sessions: sessions, relay: relay, addresses: addresses, identity: identity,
+                                       audit: audit)
             let ends = SessionEndCounters(metrics: metrics)
             let sessionList = SessionListEndpoints(shared: shared, revoker: coordinator.revoker, counters: ends)
             let appLogin = config.apps.isEmpty ? nil : AppLoginSettings(config: config, metrics: metrics)
-            appLoginSweeper = appLogin.map { AppLoginSweeper(sessions: sessions, modgud: modgud, settings: $0, logger: logger) }
+            appLoginSweeper = appLogin.map {
+                AppLoginSweeper(sessions: sessions, modgud: modgud, settings: $0, logger: logger, audit: audit)
+            }
             SignInEndpoints(shared: shared, refresher: coordinator, capabilities: Self.capabilities(config),
                             codeFlow: Self.codeFlowSettings(config, metrics: metrics), sessionList: sessionList,
                             appLogin: appLogin,
@@ -109,12 +118,14 @@ public final class GatewayService: Sendable {
                  addresses: addresses, publicOrigin: config.publicOrigin, timeout: config.upstreamTimeout,
                  defaultMaxBodyBytes: config.proxyMaxBodyBytes)
             .register(config.routes, in: &publicRouter)
-        var publicStages: [any Middleware] = [ObservationMiddleware(metrics: metrics, accessLog: config.accessLog), ErrorMiddleware()]
+        var publicStages: [any Middleware] = [ObservationMiddleware(metrics: metrics, accessLog: config.accessLog), ErrorMiddleware(),
+                                              RateLimitAudit(audit: audit, addresses: addresses)]
         if let limit = ForwardedClientLimit(addresses: addresses, limit: config.maxConnectionsPerAddress, metrics: metrics) {
             publicStages.append(limit)
         }
         publicStages.append(CSRFMiddleware(publicOrigin: config.publicOrigin))
-        let publicApp = Application(router: publicRouter.build(), middlewares: publicStages, logger: logger, requestIDs: requestIDs)
+        let publicApp = Application(router: publicRouter.build(), middlewares: publicStages, logger: logger, requestIDs: requestIDs,
+                                    tracePeers: addresses.tracePeers)
         publicRoutes = publicApp.routes
         publicServer = HTTPServer(configuration: Self.serverConfiguration(config, address: config.listen, capsAddresses: true),
                                   loops: group.loops, responder: publicApp.respond, immediate: publicApp.immediateResponder)

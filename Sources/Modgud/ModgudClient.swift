@@ -21,7 +21,10 @@ public enum ModgudFailure: Error, Sendable, Equatable {
 /// browser's address in `Modgud-Forwarded-For`; revoke and introspect carry
 /// Basic alone; calls made with the user's Bearer token carry no forwarded
 /// address (Modgud honours it only with client authentication). No browser
-/// header is ever copied onto a call.
+/// header is ever copied onto a call. Every call carries a
+/// `traceparent`: the trace of the request being served
+/// (`TraceContext.current`) or, outside any request, a new one; the
+/// parent id is a new span id per call.
 ///
 /// Every call, whatever its answer or failure, is reported once to the
 /// observer given at `init` (``ModgudCall``, ``ModgudCallOutcome``): the one
@@ -170,6 +173,8 @@ public final class ModgudClient: Sendable {
 
     private func send(_ call: ModgudCall, _ method: HTTPMethod, _ url: String, headers: HTTPHeaders,
                       body: [UInt8]? = nil) async throws(ModgudFailure) -> ModgudReply {
+        var headers = headers
+        headers.add("traceparent", (TraceContext.current ?? SpanIDs.startedTrace()).traceparent(span: SpanIDs.next()))
         let request = HTTPClientRequest(method: method, url: url, headers: headers, body: body,
                                         timeout: configuration.timeout, maxResponseBytes: configuration.maxResponseBytes)
         do {

@@ -9,8 +9,12 @@ extension Application {
     /// stages run around the answer.
     public func respondImmediately(_ request: HTTPRequest, _ later: HTTPLaterAnswer) -> HTTPImmediateAnswer {
         let match = router.match(request.method, path: request.path)
-        guard case .found(let route, _) = match, let fastPath = route.responder.fastPath(for: request) else { return .declined }
-        let context = context(for: request, match)
+        guard case .found(let route, let parameters) = consume match, route.responder.hasFastPath else { return .declined }
+        // The context first: a fast path passes its trace on. A declined
+        // request leaves its id unused (ids are unique, not consecutive).
+        let id = requestIDs.nextID()
+        let context = context(for: request, id: id, trace: trace(of: request, id: id), route: route, parameters: parameters)
+        guard let fastPath = route.responder.fastPath(for: request, context: context) else { return .declined }
         let (prepared, refusal) = pipeline.prepare(request, context)
         var outcome: Result<HTTPResponse, any Error>
         if let refusal {

@@ -1,5 +1,7 @@
+import Core
 import HTTP
 import Observability
+import System
 
 /// One listener's request pipeline: match the route, then run the
 /// middleware chain around the route's responder. `respond` answers in a
@@ -9,14 +11,19 @@ public struct Application: Sendable {
     let router: Router
     let pipeline: Pipeline
     private let logger: Logger
-    private let requestIDs: RequestIDGenerator
+    let requestIDs: RequestIDGenerator
+    private let tracePeers: (@Sendable (SocketAddress?) -> Bool)?
 
     /// An application serving `router`'s routes through `middlewares`
-    /// (the first outermost), logging with `logger`.
-    public init(router: Router, middlewares: [any Middleware], logger: Logger, requestIDs: RequestIDGenerator = RequestIDGenerator()) {
+    /// (the first outermost), logging with `logger`. A request whose peer
+    /// `tracePeers` trusts continues the trace its `traceparent` names;
+    /// every other request starts one (`trace(of:id:)`).
+    public init(router: Router, middlewares: [any Middleware], logger: Logger, requestIDs: RequestIDGenerator = RequestIDGenerator(),
+                tracePeers: (@Sendable (SocketAddress?) -> Bool)? = nil) {
         self.router = router
         self.logger = logger
         self.requestIDs = requestIDs
+        self.tracePeers = tracePeers
         pipeline = Pipeline(middlewares)
     }
 
@@ -45,7 +52,10 @@ public struct Application: Sendable {
             outcome = .failure(refusal)
         } else {
             do {
-                outcome = .success(try await context.route.responder.respond(to: request, context: context))
+                let responder = context.route.responder
+                outcome = .success(try await TraceContext.$current.withValue(context.trace) {
+                    try await responder.respond(to: request, context: context)
+                })
             } catch {
                 outcome = .failure(error)
             }
@@ -70,15 +80,40 @@ public struct Application: Sendable {
 
     func context(for request: HTTPRequest, _ match: consuming Router.Match) -> RequestContext {
         let id = requestIDs.nextID()
+        let trace = trace(of: request, id: id)
         switch consume match {
         case .found(let route, let parameters):
-            return RequestContext(id: id, logger: logger, peer: request.peer, route: route, parameters: parameters)
+            return context(for: request, id: id, trace: trace, route: route, parameters: parameters)
         case .methodNotAllowed(let allowed):
-            return RequestContext(id: id, logger: logger, peer: request.peer, route: Self.unmatchedRoute(
+            return context(for: request, id: id, trace: trace, route: Self.unmatchedRoute(
                 ImmediateResponder { _, _ in throw HTTPError.methodNotAllowed(allowed) }), parameters: [:])
         case .notFound:
-            return RequestContext(id: id, logger: logger, peer: request.peer, route: Self.notFoundRoute, parameters: [:])
+            return context(for: request, id: id, trace: trace, route: Self.notFoundRoute, parameters: [:])
         }
+    }
+
+    func context(for request: HTTPRequest, id: RequestID, trace: TraceContext, route: Route,
+                 parameters: [String: String]) -> RequestContext {
+        RequestContext(id: id, trace: trace, logger: logger, peer: request.peer, route: route, parameters: parameters)
+    }
+
+    /// The request's trace: the `traceparent` a trusted peer sent, when
+    /// there is exactly one field and it is valid (`TraceContext.init(traceparent:)`);
+    /// else the trace the request id starts. A peer nobody trusts costs
+    /// nothing here; a trusted one a scan of the field names.
+    func trace(of request: HTTPRequest, id: RequestID) -> TraceContext {
+        guard let tracePeers else { return id.startedTrace }
+        let headers = request.headers
+        var found: Int?
+        for index in 0..<headers.count where headers.nameEquals(at: index, lowercase: "traceparent") {
+            guard found == nil else { return id.startedTrace }
+            found = index
+        }
+        guard let found, tracePeers(request.peer),
+              let trace = headers.withField(at: found, { _, value in TraceContext(traceparent: value) }) else {
+            return id.startedTrace
+        }
+        return trace
     }
 
     /// Adds the request id, in place: passed on as a value, the response's

@@ -1,19 +1,25 @@
+import Core
 import HTTP
 import Observability
 import System
 
-/// What every layer knows about the request it is serving: its id, a
-/// logger that carries the id, where it came from, and (once the router
-/// has matched) the route pattern and path parameters.
+/// What every layer knows about the request it is serving: its id, its
+/// trace, a logger that carries both, where it came from, and (once the
+/// router has matched) the route pattern and path parameters.
 public struct RequestContext: Sendable {
     /// The request's id (`X-Request-Id`).
     public let id: RequestID
     /// `id`, written out.
     public var requestID: String { id.description }
+    /// The request's trace: a trusted proxy's `traceparent`, or one the
+    /// request starts (`Application` decides which).
+    public let trace: TraceContext
     private let baseLogger: Logger
-    /// A logger whose lines carry the request id. Made when used, so a
-    /// request that logs nothing pays nothing for it.
-    public var logger: Logger { baseLogger.with("requestId", .string(requestID)) }
+    /// A logger whose lines carry the request id and the trace id. Made
+    /// when used, so a request that logs nothing pays nothing for it.
+    public var logger: Logger {
+        baseLogger.with("requestId", .string(requestID)).with("traceId", .string(trace.traceID))
+    }
     /// The client's socket address, when the request came over one.
     public let peer: SocketAddress?
     /// The route the router chose: one reference for its pattern, label,
@@ -34,9 +40,10 @@ public struct RequestContext: Sendable {
 
     /// Every field at once: a context built field by field after its
     /// initialiser is copied once more on the way.
-    init(id: RequestID, logger: Logger, peer: SocketAddress?, route: Route, parameters: [String: String],
-         received: UInt64 = MonotonicClock.now()) {
+    init(id: RequestID, trace: TraceContext? = nil, logger: Logger, peer: SocketAddress?, route: Route,
+         parameters: [String: String], received: UInt64 = MonotonicClock.now()) {
         self.id = id
+        self.trace = trace ?? id.startedTrace
         baseLogger = logger
         self.peer = peer
         self.route = route
@@ -46,8 +53,8 @@ public struct RequestContext: Sendable {
 
     /// A context for a request no router matched (a component's tests).
     package init(requestID: String, logger: Logger, peer: SocketAddress?, routePattern: String, parameters: [String: String],
-                 routeOptions: RouteOptions, endpoint: any Responder) {
-        self.init(id: RequestID(requestID), logger: logger, peer: peer,
+                 routeOptions: RouteOptions, endpoint: any Responder, trace: TraceContext? = nil) {
+        self.init(id: RequestID(requestID), trace: trace, logger: logger, peer: peer,
                   route: Route(unregistered: routePattern, options: routeOptions, responder: endpoint),
                   parameters: parameters)
     }

@@ -1,3 +1,4 @@
+import Core
 import HTTP
 
 /// One request's id: a generator's number, or text given as such (tests).
@@ -36,6 +37,20 @@ public struct RequestID: Sendable, CustomStringConvertible {
             }
         case .text(let text):
             text.withContiguousUTF8 { body($0, FieldGrammar.isFieldValue(UnsafeRawBufferPointer($0))) }
+        }
+    }
+
+    /// The trace a request with this id starts when no trusted proxy gave
+    /// it one: the generator's random prefix and the number, mixed (so a
+    /// trace id costs no system call and never repeats in a process).
+    var startedTrace: TraceContext {
+        switch value {
+        case .numbered(let generator, let number):
+            return TraceContext(high: generator.random, low: SpanIDs.mix(number))
+        case .text(let text):
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+            for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+            return TraceContext(high: hash, low: SpanIDs.mix(hash))
         }
     }
 }

@@ -7,6 +7,8 @@ import Synchronization
 public final class RequestIDGenerator: Sendable {
     /// 16 lowercase hex digits and a dash.
     private let prefix: [UInt8]
+    /// The random number the prefix spells.
+    let random: UInt64
     private let counter = Atomic<UInt64>(0)
 
     /// The most bytes an id takes: the prefix and 16 hex digits.
@@ -16,6 +18,7 @@ public final class RequestIDGenerator: Sendable {
     public init() {
         var generator = SystemRandomNumberGenerator()
         let random = generator.next() as UInt64
+        self.random = random
         prefix = (0..<16).reversed().map { Self.hexDigit(random >> UInt64($0 * 4)) } + [UInt8(ascii: "-")]
     }
 

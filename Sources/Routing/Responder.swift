@@ -11,10 +11,11 @@ public protocol Responder: Sendable {
     /// Answers a request the route matched, after the stages' `prepare`.
     func respond(to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse
 
-    /// How to answer `request` on the loop thread without a task, or nil.
-    /// Called before the stages' `prepare`, so it must not act (no
-    /// effect a refused request must not have).
-    func fastPath(for request: HTTPRequest) -> FastPath?
+    /// How to answer `request` (whose id and trace `context` holds) on
+    /// the loop thread without a task, or nil. Called before the stages'
+    /// `prepare`, so it must not act (no effect a refused request must
+    /// not have).
+    func fastPath(for request: HTTPRequest, context: RequestContext) -> FastPath?
 
     /// Whether `fastPath` can answer at all: a listener none of whose
     /// routes has a fast path is never asked (`Application.immediateResponder`).
@@ -23,7 +24,7 @@ public protocol Responder: Sendable {
 
 extension Responder {
     /// No fast path: every request goes to a worker.
-    public func fastPath(for request: HTTPRequest) -> FastPath? { nil }
+    public func fastPath(for request: HTTPRequest, context: RequestContext) -> FastPath? { nil }
 
     /// No fast path.
     public var hasFastPath: Bool { false }
@@ -82,7 +83,7 @@ struct ImmediateResponder: Responder {
         try handler(request, context)
     }
 
-    func fastPath(for request: HTTPRequest) -> FastPath? { .now(handler) }
+    func fastPath(for request: HTTPRequest, context: RequestContext) -> FastPath? { .now(handler) }
 
     var hasFastPath: Bool { true }
 }

@@ -6,8 +6,10 @@ import Sessions
 enum RefreshResult: Sendable {
     /// The session (as stored now) holds a usable token for the audience.
     case fresh(Session)
-    /// The session has ended.
+    /// The session has ended (elsewhere, or before this attempt).
     case ended
+    /// This attempt ended the session: it took the record from the store.
+    case endedHere(SessionEnding)
     /// Modgud answered 429.
     case rateLimited(ModgudReply)
     /// Modgud unreachable, failing or slow; the session stays.
@@ -21,7 +23,7 @@ enum RefreshResult: Sendable {
     var signal: RefreshSignal? {
         switch self {
         case .fresh: .refreshed
-        case .ended: .ended
+        case .ended, .endedHere: .ended
         case .rateLimited(let reply): .rateLimited(reply)
         case .unavailable: .unavailable
         case .storeUnavailable, .refused: nil

@@ -74,7 +74,9 @@ extension TokenRefresher {
 
     /// Ends `session`: takes its record (as another instance may have
     /// written it since) and revokes in the background every token it and
-    /// the taken record held, and `extra`.
+    /// the taken record held, and `extra`. `.endedHere` when this call
+    /// took the record (it ended the session), `.ended` when someone else
+    /// had.
     func end(_ session: Session, outcome: String, logger: Logger, alsoRevoking extra: [SessionTokens] = [])
         async -> RefreshResult
     {
@@ -82,6 +84,7 @@ extension TokenRefresher {
         let taken = (try? await sessions.take(session)) ?? nil
         revoker.revokeInBackground(extra + [taken?.data.tokens, session.data.tokens].compactMap { $0 }, reason: outcome,
                                    logger: logger)
-        return .ended
+        guard let taken else { return .ended }
+        return .endedHere(SessionEnding(outcome: outcome, subject: taken.data.subject))
     }
 }

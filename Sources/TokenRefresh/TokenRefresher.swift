@@ -91,7 +91,7 @@ public final class TokenRefresher: Sendable {
             metrics.lockWait.observe(waited)
         }
         metrics.wait.observe(waited)
-        guard case .fresh(let successor) = result else { throw result.refreshFailure ?? .identityServerUnavailable }
+        guard case .fresh(let successor) = result else { throw result.refreshFailure(joined: joined) ?? .identityServerUnavailable }
         session = successor
         if let token = usableToken(successor, audience: audience) ?? currentToken(successor, audience: audience) {
             return token

@@ -89,6 +89,10 @@ struct AppLoginFlowTests {
         for step in ["start", "code", "session"] {
             #expect(metricValue(metrics, "bff_app_handoffs_total", #"step="\#(step)",outcome="ok""#) == 1, "\(step)")
         }
+        let handoffs = try AuditTrailTests.events(harness).filter { $0["event"]?.stringValue?.hasPrefix("audit.handoff.") == true }
+        #expect(handoffs.map { $0["event"]?.stringValue } == ["audit.handoff.start", "audit.handoff.code", "audit.handoff.session"])
+        #expect(handoffs.allSatisfy { $0["outcome"]?.stringValue == "ok" })
+        for line in harness.audit.lines { #expect(!line.contains(code) && !line.contains(id) && !line.contains(pair.verifier)) }
         await fixture.stop()
     }
 

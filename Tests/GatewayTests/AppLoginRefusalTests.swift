@@ -196,6 +196,12 @@ struct AppLoginRefusalTests {
         #expect(late.json?["error"]?.stringValue == "invalid_grant")
         let metrics = try await LoopbackCall.send(port: harness.adminPort, "GET", "/metrics").bodyText
         #expect(metricValue(metrics, "bff_app_handoffs_total", #"step="expiry",outcome="revoked""#) == 1)
+        // The sweep serves no request: its line has a trace of its own and no request id or address.
+        let expiry = try harness.audit.lines.map { try JSON.parse(Array($0.utf8)) }
+            .filter { $0["event"]?.stringValue == "audit.handoff.expiry" }
+        #expect(expiry.count == 1 && expiry.first?["outcome"]?.stringValue == "revoked")
+        #expect(expiry.first?["requestId"]?.stringValue == "" && expiry.first?["address"]?.stringValue == "")
+        #expect(expiry.first?["traceId"]?.stringValue?.count == 32)
         await harness.stop()
     }
 

@@ -149,6 +149,9 @@ struct CallbackRefusalTests {
         let lines = deployment.harness.logs.lines
         #expect(lines.contains { $0.contains("signin.callback_failed") && $0.contains("no_flow_cookie") })
         #expect(!lines.contains { $0.contains("c0de-s3cret") || $0.contains("st4te-s3cret") })
+        let failed = AuditTrailTests.named("audit.signin.failed", try AuditTrailTests.events(deployment.harness))
+        #expect(failed.map { [$0["method"]?.stringValue, $0["reason"]?.stringValue] } == [["code", "no_flow_cookie"]])
+        #expect(!deployment.harness.audit.lines.contains { $0.contains("c0de-s3cret") || $0.contains("st4te-s3cret") })
         await deployment.stop()
     }
 }

@@ -51,6 +51,9 @@ struct CodeFlowTests {
         #expect(token["forwardedFor"]?.stringValue == "127.0.0.1")
         let metrics = deployment.harness.service.metrics.render()
         #expect(metrics.contains("bff_code_flow_signins_total 1"))
+        let audit = try AuditTrailTests.events(deployment.harness)
+        #expect(audit.map { [$0["event"]?.stringValue, $0["method"]?.stringValue] } == [["audit.signin.succeeded", "code"]])
+        #expect(audit.first?["sub"]?.stringValue == session.data.subject)
         await deployment.stop()
     }
 

@@ -111,6 +111,8 @@ struct CrossDeviceTests {
         #expect(try await deployment.context(stranger, id).status == 403)
         #expect(deployment.metric("bff_cross_device_signins_total", #"outcome="approved""#) == 1)
         #expect(deployment.metric("bff_cross_device_modgud_polls_total", #"answer="approved""#) == 1)
+        let audit = try AuditTrailTests.events(deployment.harness).compactMap { $0["event"]?.stringValue }
+        #expect(audit == ["audit.signin.succeeded", "audit.crossdevice.approved"], "each once")
         #expect(deployment.metric("bff_modgud_calls_total", #"endpoint="device_token",outcome="ok""#) == 1, "the approving poll")
         await deployment.stop()
     }
@@ -129,6 +131,7 @@ struct CrossDeviceTests {
         #expect(try await deployment.context(screen, id).status == 403)
         #expect(try await screen.get("/bff/user").status == 401)
         #expect(deployment.metric("bff_cross_device_signins_total", #"outcome="denied""#) == 1)
+        #expect(try AuditTrailTests.events(deployment.harness).compactMap { $0["event"]?.stringValue } == ["audit.crossdevice.denied"])
         await deployment.stop()
     }
 

@@ -27,12 +27,14 @@ struct ProxyHeaderCheckTests {
         }
         let client = IPAddress.v4(0x0A00_0001)
 
-        let clean = proxy.upstreamHeaders(incoming, token: Secret("eyJ.abc-_~+/="), client: client)
-        #expect(clean.fields.map(\.name) == ["Accept", "Authorization", "X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host"])
+        let trace = TraceContext(high: 1, low: 2)
+        let clean = proxy.upstreamHeaders(incoming, token: Secret("eyJ.abc-_~+/="), client: client, trace: trace)
+        #expect(clean.fields.map(\.name) == ["Accept", "Authorization", "X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host",
+                                             "traceparent"])
         #expect(clean["X-Forwarded-Host"] == "app.example.com:8443")
         #expect((0..<clean.count).allSatisfy(clean.isChecked), "the parsed field stays checked, the added ones are clean")
 
-        let smuggling = proxy.upstreamHeaders(incoming, token: Secret("t\r\nX-Injected: 1"), client: client)
+        let smuggling = proxy.upstreamHeaders(incoming, token: Secret("t\r\nX-Injected: 1"), client: client, trace: trace)
         let authorization = try #require(smuggling.firstIndex(named: "Authorization"))
         #expect(!smuggling.isChecked(at: authorization))
         // So the client checks it, and refuses the request unsent.

@@ -95,10 +95,13 @@ struct UnixSocketListenerTests {
             let body = #"{"email":"ada@example.com"}"#
             await client.send("POST /bff/otp/request HTTP/1.1\r\nHost: localhost\r\nX-CSRF: 1\r\n"
                 + "Origin: \(GatewayConfig.defaults.publicOrigin)\r\nContent-Type: application/json\r\n"
-                + "Content-Length: \(body.utf8.count)\r\n\(header)\r\n\(body)")
+                + "Content-Length: \(body.utf8.count)\r\n\(header)"
+                + "traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\r\n\r\n\(body)")
             #expect(await client.readResponses(1).first?.status == 200)
             let call = harness.modgudRequests().dropFirst(since).first { $0["path"]?.stringValue == "/api/account/native/otp/request" }
             #expect(call?["forwardedFor"]?.stringValue == expected)
+            #expect(call?["traceparent"]?.stringValue?.hasPrefix("00-4bf92f3577b34da6a3ce929d0e0e4736-") == true,
+                    "the proxy's trace is continued")
         }
         await harness.stop()
         await upstream.stop()

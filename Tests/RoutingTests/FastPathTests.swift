@@ -21,7 +21,7 @@ struct FastPathTests {
             return HTTPResponse(status: .noContent)
         }
 
-        func fastPath(for request: HTTPRequest) -> FastPath? {
+        func fastPath(for request: HTTPRequest, context: RequestContext) -> FastPath? {
             switch request.path {
             case "/now":
                 return .now { [self] _, _ in

@@ -1,5 +1,6 @@
 import Core
 import HTTP
+import System
 
 /// Which header a trusted reverse proxy uses to pass on the client address.
 public enum ForwardedHeader: String, Sendable, CaseIterable {
@@ -52,6 +53,17 @@ public struct ClientAddressResolver: Sendable {
     /// Whether `address` is in `trustedProxies`.
     public func isTrusted(_ address: IPAddress) -> Bool {
         trustedProxies.contains { $0.contains(address) }
+    }
+
+    /// Whose `traceparent` a request's trace continues: the proxy's, as
+    /// its forwarded address is believed (every peer of a Unix-domain
+    /// socket, the trusted proxies over TCP); nil when no peer is a proxy
+    /// (every request then starts a trace).
+    public var tracePeers: (@Sendable (SocketAddress?) -> Bool)? {
+        if peersAreProxies { return { _ in true } }
+        guard !trustedProxies.isEmpty else { return nil }
+        let resolver = self
+        return { peer in peer.map { resolver.isTrusted($0.ip) } ?? false }
     }
 
     /// The browser's address for `request`: over a Unix-domain socket the

@@ -6,14 +6,16 @@ import HTTP
 extension APIProxy {
     /// Never sent upstream: hop-by-hop fields (RFC 9110 §7.6.1), the
     /// browser's credentials and CSRF proof, framing the client recomputes,
-    /// forwarding fields (the gateway sets its own), and fields through
+    /// forwarding fields and trace context (the gateway sets its own:
+    /// `traceparent` names the request's trace and a new span for the
+    /// call; `tracestate` is not passed on), and fields through
     /// which a browser could steer an upstream or the frameworks in front
     /// of it: another method, another path, another client address. More
     /// are dropped by their shape (`isSteeringField`).
     static let requestHeadersDropped = FieldNameSet([
         "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
         "proxy-authorization", "proxy-authenticate", "host", "content-length", "expect",
-        "cookie", "x-csrf", "authorization",
+        "cookie", "x-csrf", "authorization", "traceparent", "tracestate",
         "forwarded", "x-forwarded", "modgud-forwarded-for", "x-real-ip", "true-client-ip", "x-client-ip",
         "cf-connecting-ip", "fastly-client-ip", "x-cluster-client-ip", "x-original-forwarded-for",
         "x-original-host", "x-host", "front-end-https", "x-url-scheme",
@@ -52,11 +54,11 @@ extension APIProxy {
         "cdn-cache-control", "cloudflare-cdn-cache-control", "surrogate-control", "surrogate-key",
     ])
 
-    func upstreamHeaders(_ incoming: HTTPHeaders, token: Secret?, client: IPAddress) -> HTTPHeaders {
+    func upstreamHeaders(_ incoming: HTTPHeaders, token: Secret?, client: IPAddress, trace: TraceContext) -> HTTPHeaders {
         let named = Self.connectionTokens(incoming, beyond: Self.requestHeadersDropped)
-        // The fields added below: their names, "Bearer ", an address and a scheme fit in 128 bytes.
-        let added = (token?.revealed.utf8.count ?? 0) + forwardedHost.utf8.count + 128
-        var headers = HTTPHeaders(capacity: incoming.count + 4, byteCapacity: incoming.byteCount + added)
+        // The fields added below: their names, "Bearer ", an address, a scheme and a traceparent fit in 200 bytes.
+        let added = (token?.revealed.utf8.count ?? 0) + forwardedHost.utf8.count + 200
+        var headers = HTTPHeaders(capacity: incoming.count + 5, byteCapacity: incoming.byteCount + added)
         for index in 0..<incoming.count {
             let dropped = incoming.withField(at: index) { name, _ in
                 Self.isNamed(name, in: Self.requestHeadersDropped, or: named) || Self.isSteeringField(name)
@@ -74,6 +76,12 @@ extension APIProxy {
         headers.add("X-Forwarded-For", "", client.description, checked: true)
         headers.add("X-Forwarded-Proto", "", publicOrigin.scheme.rawValue, checked: true)
         headers.add("X-Forwarded-Host", "", forwardedHost, checked: forwardedHostIsClean)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: TraceContext.fieldLength) { buffer in
+            trace.writeTraceparent(span: SpanIDs.next(), into: buffer)
+            let name: StaticString = "traceparent"
+            headers.add(checkedName: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount),
+                        value: UnsafeBufferPointer(rebasing: buffer[..<TraceContext.fieldLength]))
+        }
         return headers
     }
 

@@ -89,7 +89,7 @@ final class APIProxy: Sendable {
                 }
             }
         }
-        var upstreamRequest = upstreamRequest(request, plan, base: route.base, token: token)
+        var upstreamRequest = upstreamRequest(request, plan, base: route.base, token: token, trace: context.trace)
         // Request workers are never cancelled (a browser that goes away
         // fails the response's writes instead); the timeout bounds the wait.
         upstreamRequest.followsTaskCancellation = false
@@ -142,8 +142,9 @@ final class APIProxy: Sendable {
 
     /// The request to the upstream: the plan's rest of the path and the
     /// query after the route's base, the browser's fields as
-    /// `upstreamHeaders` makes them.
-    func upstreamRequest(_ request: HTTPRequest, _ plan: ProxyPlan, base: HTTPClientBase, token: Secret?) -> HTTPClientRequest {
+    /// `upstreamHeaders` makes them, in `trace`.
+    func upstreamRequest(_ request: HTTPRequest, _ plan: ProxyPlan, base: HTTPClientBase, token: Secret?,
+                         trace: TraceContext) -> HTTPClientRequest {
         let (rest, client) = (plan.rest, plan.client)
         let query = request.head.query
         var suffix = ""
@@ -154,7 +155,8 @@ final class APIProxy: Sendable {
             suffix += query
         }
         return HTTPClientRequest(method: request.method, base: base, appending: suffix,
-                                 headers: upstreamHeaders(request.headers, token: token, client: client), timeout: timeout)
+                                 headers: upstreamHeaders(request.headers, token: token, client: client, trace: trace),
+                                 timeout: timeout)
     }
 
     static func failure(_ error: HTTPClientError, context: RequestContext) -> GatewayError {

@@ -52,7 +52,7 @@ final class ProxyRoute: Responder {
     /// A request without a body, on one of the upstream client's loops,
     /// whose token is at hand, starts upstream from the loop; a refused
     /// one is answered there. Nil for the rest, which `respond` serves.
-    func fastPath(for request: HTTPRequest) -> FastPath? {
+    func fastPath(for request: HTTPRequest, context: RequestContext) -> FastPath? {
         guard request.body.declaredLength == 0, proxy.upstreams.startsOnLoop(base) else { return nil }
         let plan: ProxyPlan
         do {
@@ -73,7 +73,7 @@ final class ProxyRoute: Responder {
         }
         // Made now, before the stages' `prepare` (nothing here acts): the
         // start then keeps the upstream request, not the browser's.
-        let upstreamRequest = proxy.upstreamRequest(request, plan, base: base, token: token)
+        let upstreamRequest = proxy.upstreamRequest(request, plan, base: base, token: token, trace: context.trace)
         let head = request.method == .head
         return .start { [self] context, done in
             proxy.upstreams.startOnLoop(upstreamRequest) { [self] (result: consuming Result<HTTPClientStreamingResponse, HTTPClientError>) in

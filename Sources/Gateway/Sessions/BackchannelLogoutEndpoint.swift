@@ -77,6 +77,8 @@ struct BackchannelLogoutEndpoint: Sendable {
         }
         counters.backchannel.increment(["accepted"])
         counters.ended.increment(["backchannel"], by: Double(ended.count))
+        shared.audit.sessionEnded(reason: "backchannel", subject: claims.subject ?? ended.first?.data.subject,
+                                  sessions: ended.count, context, address: shared.clientAddress(request))
         context.logger.info("backchannel.accepted", ["by": .string(claims.sessionID != nil ? "sid" : "sub"),
                                                      "sessions": .int(ended.count)])
         return Self.done

@@ -54,6 +54,7 @@ struct SessionListEndpoints: Sendable {
         }
         guard let ended else { throw Self.notFound }
         counters.ended.increment(["delete"])
+        shared.audit.sessionEnded(reason: "removed", subject: session.data.subject, context, address: shared.clientAddress(request))
         let current = ended.lockName == session.lockName
         let tokens = current ? [ended.data.tokens, session.data.tokens] : [ended.data.tokens]
         let (failed, count) = await revoker.revoke(tokens, reason: "session_deleted")
@@ -95,6 +96,8 @@ struct SessionListEndpoints: Sendable {
             storeFailure = error
         }
         counters.ended.increment(["everywhere"], by: Double(ended.count))
+        shared.audit.sessionEnded(reason: "everywhere", subject: session.data.subject, sessions: ended.count, context,
+                                  address: shared.clientAddress(request))
         let (failed, count) = await revoker.revoke(ended.map(\.data.tokens) + [session.data.tokens], reason: "logout_everywhere")
         if failed > 0 {
             context.logger.warning("logout.revocation_failed", ["failed": .int(failed), "of": .int(count)])

@@ -45,6 +45,9 @@ struct AccountEndpoints: Sendable {
             let body: JSON = ["ceremonyId": .string(ceremony.revealed), "attestation": attestation]
             let (reply, _) = try await callWithUserToken(.post, shared.modgud.endpoints.passkeyEnroll, request, context,
                                                          call: .passkeyEnroll, json: body, session: session)
+            if reply.isSuccess {
+                shared.audit.passkey(enrolled: true, subject: session.data.subject, context, address: shared.clientAddress(request))
+            }
             var response = answer(reply, endpoint: "passkey_enroll", context: context)
             if reply.isRateLimited || reply.status.code >= 500 {
                 // Turned away unused: the ceremony stays for the retry.
@@ -61,7 +64,10 @@ struct AccountEndpoints: Sendable {
                 throw GatewayError.badRequest("The passkey id is not valid.")
             }
             let url = shared.modgud.endpoints.passkeys + "/" + FormURLEncoded.encodeComponent(id)
-            let (reply, _) = try await callWithUserToken(.delete, url, request, context, call: .passkeyDelete)
+            let (reply, session) = try await callWithUserToken(.delete, url, request, context, call: .passkeyDelete)
+            if reply.isSuccess {
+                shared.audit.passkey(enrolled: false, subject: session.data.subject, context, address: shared.clientAddress(request))
+            }
             return answer(reply, endpoint: "passkey_delete", context: context)
         }
     }
@@ -115,6 +121,7 @@ struct AccountEndpoints: Sendable {
             throw storeFailure.withCookie(expired)
         }
         context.logger.info("logout.completed")
+        shared.audit.sessionEnded(reason: "logout", subject: session.data.subject, context, address: shared.clientAddress(request))
         if let answer = endSessionAnswer(session, expiredCookie: expired) { return answer }
         return HTTPResponse(status: .noContent, headers: ["Set-Cookie": expired, "Cache-Control": "no-store"])
     }
@@ -169,7 +176,15 @@ struct AccountEndpoints: Sendable {
             let taken = try await shared.store(context) { () async throws(SessionError) in try await shared.sessions.take(session) }
             refresher.revoker.revokeInBackground([taken?.data.tokens, session.data.tokens].compactMap { $0 },
                                                  reason: "token_rejected", logger: context.logger)
+            if let taken {
+                shared.audit.sessionEnded(reason: "token_rejected", subject: taken.data.subject, context,
+                                          address: shared.clientAddress(request))
+            }
             throw GatewayError.sessionExpired(cookie: shared.sessions.expiringCookie())
+        }
+        if reply.status.code == 401, reply.oauthError == "insufficient_user_authentication" {
+            shared.audit.record("audit.stepup.asked", context, address: shared.clientAddress(request),
+                                [("sub", .string(session.data.subject)), ("endpoint", .string(call.rawValue))])
         }
         return (reply, session)
     }

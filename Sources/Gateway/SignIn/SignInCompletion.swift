@@ -38,9 +38,11 @@ struct SignInCompletion: Sendable {
     func redeem(_ grant: TokenGrant, _ request: HTTPRequest, _ context: RequestContext, endpoint: String,
                 taken flow: FlowState? = nil) async throws -> HTTPResponse {
         let reply: ModgudReply
+        let method = Self.method(of: grant.grantType)
         do {
             reply = try await shared.modgud.token(grant, forwardedFor: shared.clientAddress(request))
         } catch {
+            audit(failed: "modgud_unavailable", method, grant, request, context)
             if let flow, error == .unreachable || error == .timedOut(requestSent: false) {
                 await shared.restoreFlow(flow, request, context)
             }
@@ -56,17 +58,23 @@ struct SignInCompletion: Sendable {
                 if let token = reply.json?["refresh_token"]?.stringValue ?? reply.json?["access_token"]?.stringValue {
                     _ = try? await shared.modgud.revoke(Secret(token), hint: reply.json?["refresh_token"] == nil ? "access_token" : "refresh_token")
                 }
+                audit(failed: "bad_response", method, grant, request, context)
                 throw shared.relay.failure(ModgudFailure.badResponse, endpoint: endpoint, context: context)
             }
             return try await signIn(tokens, request, context, audiencesAsked: grant.asksForAudiences,
-                                    method: Self.method(of: grant.grantType), verifiesIDToken: true)
+                                    method: method, email: Self.email(of: grant), verifiesIDToken: true)
         }
-        if reply.isRateLimited || reply.status.code >= 500 { return shared.relay.relay(reply, endpoint: endpoint, context: context) }
+        if reply.isRateLimited || reply.status.code >= 500 {
+            audit(failed: reply.isRateLimited ? "rate_limited" : "modgud_error", method, grant, request, context)
+            return shared.relay.relay(reply, endpoint: endpoint, context: context)
+        }
         let json = reply.json
         if reply.oauthError == "mfa_required", let mfaToken = json?.value(forKeyIgnoringCase: "mfa_token")?.stringValue {
             var state = FlowState(grant: grant.grantType, mfaToken: Secret(mfaToken))
             // `/bff/login?continue=mfa` names the user to Modgud by it.
             if case .otp(let email, _, _) = grant { state.values[LoginEndpoint.emailValue] = Secret(email) }
+            shared.audit.record("audit.mfa.asked", context, address: shared.clientAddress(request),
+                                [("method", .string(method?.rawValue ?? grant.grantType))])
             return try await promptSecondFactor(state, methods: json?.value(forKeyIgnoringCase: "mfa_methods"),
                                                 browserMethods: json?.value(forKeyIgnoringCase: "mfa_browser_methods"), request, context)
         }
@@ -75,11 +83,28 @@ struct SignInCompletion: Sendable {
             // An older server has spent the code or link: the browser must
             // get a fresh one and send it again together with `totpCode`.
             context.logger.info("signin.second_factor_required", ["grant": .string(grant.grantType), "olderServer": .bool(true)])
+            shared.audit.record("audit.mfa.asked", context, address: shared.clientAddress(request),
+                                [("method", .string(method?.rawValue ?? grant.grantType))])
             let body: JSON = ["error": "mfa_required", "mfaMethods": ["totp"], "mfaBrowserMethods": [],
                               "resendFirstFactor": true]
             return .json(.badRequest, body)
         }
+        audit(failed: reply.oauthError ?? "refused", method, grant, request, context)
         return shared.relay.oauthError(reply, endpoint: endpoint, context: context)
+    }
+
+    /// `audit.signin.failed` for a grant Modgud did not turn into tokens.
+    private func audit(failed reason: String, _ method: SignInMethod?, _ grant: TokenGrant, _ request: HTTPRequest,
+                       _ context: RequestContext) {
+        shared.audit.signInFailed(method: method?.rawValue ?? grant.grantType, reason: reason, email: Self.email(of: grant),
+                                  context, address: shared.clientAddress(request))
+    }
+
+    /// The e-mail address a grant names (a one-time code's), for
+    /// `BFF_AUDIT_EMAIL`.
+    static func email(of grant: TokenGrant) -> String? {
+        if case .otp(let email, _, _) = grant { return email }
+        return nil
     }
 
     private func promptSecondFactor(_ state: FlowState, methods: JSON?, browserMethods: JSON?,
@@ -114,28 +139,43 @@ struct SignInCompletion: Sendable {
     /// `answer`: the response for the new session and its `Set-Cookie`
     /// values (by default `200` with the user).
     func signIn(_ tokens: TokenSet, _ request: HTTPRequest, _ context: RequestContext,
-                audiencesAsked: Bool, method: SignInMethod?, identity: IDTokenClaims? = nil, verifiesIDToken: Bool = false,
+                audiencesAsked: Bool, method: SignInMethod?, email: String? = nil, identity: IDTokenClaims? = nil,
+                verifiesIDToken: Bool = false,
                 endsFlow: Bool = true,
                 answer: ((Session, [String]) -> HTTPResponse)? = nil) async throws -> HTTPResponse {
         // Every way out without a session revokes the tokens: the grant is
-        // spent, and tokens nobody holds must not stay live.
+        // spent, and tokens nobody holds must not stay live. Each is audited.
+        let address = shared.clientAddress(request)
+        let methodName = method?.rawValue ?? "unknown"
         let reply: ModgudReply
         do {
             reply = try await shared.modgud.withBearer(.userinfo, .get, shared.modgud.endpoints.userinfo, accessToken: tokens.accessToken)
         } catch {
+            shared.audit.signInFailed(method: methodName, reason: "userinfo_failed", email: email, context, address: address)
             await revokeAbandoned(tokens, context)
             throw shared.relay.failure(error, endpoint: "userinfo", context: context)
         }
         guard reply.isSuccess, let claims = reply.json, let subject = claims["sub"]?.stringValue, !subject.isEmpty else {
             context.logger.warning("signin.userinfo_failed", ["status": .int(reply.status.code)])
+            shared.audit.signInFailed(method: methodName, reason: "userinfo_failed", email: email, context, address: address)
             await revokeAbandoned(tokens, context)
             if reply.isRateLimited { return shared.relay.relay(reply, endpoint: "userinfo", context: context) }
             throw GatewayError(.badGateway, "upstream_error", "The identity server did not return the user.")
         }
         var identity = identity
-        if identity == nil, verifiesIDToken { identity = try await verifiedNativeIDToken(tokens, context) }
+        if identity == nil, verifiesIDToken {
+            do {
+                identity = try await verifiedNativeIDToken(tokens, context)
+            } catch {
+                shared.audit.signInFailed(method: methodName, reason: "id_token_refused", subject: subject, email: email, context,
+                                          address: address)
+                throw error
+            }
+        }
         if let identity, identity.subject != subject {
             context.logger.warning("signin.id_token_refused", ["reason": "subject differs from userinfo"])
+            shared.audit.signInFailed(method: methodName, reason: "id_token_refused", subject: subject, email: email, context,
+                                      address: address)
             await revokeAbandoned(tokens, context)
             throw Self.idTokenRefused
         }
@@ -149,14 +189,20 @@ struct SignInCompletion: Sendable {
         do {
             (session, setCookie, ended) = try await shared.sessions.createEnding(
                 data, replacing: cookieHeader, device: DeviceLine.describe(userAgent: request.headers["User-Agent"]),
-                address: shared.clientAddress(request).description)
+                address: address.description)
         } catch {
+            shared.audit.signInFailed(method: methodName, reason: "session_store_failed", subject: subject, email: email, context,
+                                      address: address)
             // Tokens nobody will hold: revoke them rather than leave them live.
             await revokeAbandoned(tokens, context)
             throw SignInContext.gatewayError(error, context: context)
         }
-        if let ended { revoker.revokeInBackground([ended.data.tokens], reason: "replaced", logger: context.logger) }
+        if let ended {
+            revoker.revokeInBackground([ended.data.tokens], reason: "replaced", logger: context.logger)
+            shared.audit.sessionEnded(reason: "replaced", subject: ended.data.subject, context, address: address)
+        }
         context.logger.info("signin.completed")
+        shared.audit.signInSucceeded(method: methodName, subject: subject, email: email, context, address: address)
         var cookies = [setCookie.revealed]
         if endsFlow, let cookieHeader, cookieHeader.contains(shared.sessions.configuration.flowCookieName + "=") {
             cookies.append(shared.sessions.expiringFlowCookie())

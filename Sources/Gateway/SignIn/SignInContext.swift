@@ -7,7 +7,7 @@ import Sessions
 
 /// What the sign-in and session endpoints share: the Modgud client, the
 /// session manager, the relay rules, the client-address resolver and the
-/// verifier of Modgud's signed tokens.
+/// verifier of Modgud's signed tokens, the audit trail.
 public struct SignInContext: Sendable {
     public let modgud: ModgudClient
     public let sessions: SessionManager
@@ -15,11 +15,15 @@ public struct SignInContext: Sendable {
     public let addresses: ClientAddressResolver
     /// Verifies id_tokens and logout tokens against Modgud's keys.
     public let identity: IdentityTokens
+    /// Where sign-in events are written and counted.
+    public let audit: AuditTrail
 
-    /// `identity`: by default, Modgud's keys with a 60-second clock skew.
+    /// `identity`: by default, Modgud's keys with a 60-second clock skew;
+    /// `audit`: by default, none.
     public init(modgud: ModgudClient, sessions: SessionManager, relay: ModgudRelay, addresses: ClientAddressResolver,
-                identity: IdentityTokens? = nil) {
+                identity: IdentityTokens? = nil, audit: AuditTrail = .off) {
         self.modgud = modgud
+        self.audit = audit
         self.sessions = sessions
         self.relay = relay
         self.addresses = addresses

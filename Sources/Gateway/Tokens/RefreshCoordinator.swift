@@ -15,13 +15,16 @@ final class RefreshCoordinator: Sendable {
     let refresher: TokenRefresher
     let relay: ModgudRelay
     let sessions: SessionManager
+    /// Where a session the refresh ended is recorded (`audit.session.ended`).
+    let audit: AuditTrail
 
     init(modgud: ModgudClient, sessions: SessionManager, store: any RefreshStore, signals: RefreshSignals,
-         settings: Settings, relay: ModgudRelay, metrics: MetricsRegistry) {
+         settings: Settings, relay: ModgudRelay, metrics: MetricsRegistry, audit: AuditTrail = .off) {
         refresher = TokenRefresher(modgud: modgud, sessions: sessions, store: store, signals: signals, settings: settings,
                                    metrics: metrics)
         self.relay = relay
         self.sessions = sessions
+        self.audit = audit
     }
 
     var settings: Settings { refresher.settings }
@@ -47,7 +50,12 @@ final class RefreshCoordinator: Sendable {
             return try await refresher.accessToken(for: &session, audience: audience, client: client, logger: context.logger)
         } catch {
             switch error {
-            case .sessionEnded:
+            case .sessionEnded(let ending):
+                if let ending {
+                    // `expired`: the access token ran out with nothing to renew it.
+                    audit.sessionEnded(reason: ending.isExpiry ? "expired" : "refresh_refused", subject: ending.subject,
+                                       cause: ending.outcome, context, address: client)
+                }
                 throw GatewayError.sessionExpired(cookie: sessions.expiringCookie())
             case .rateLimited(let reply):
                 throw relay.rateLimited(reply, endpoint: "refresh", context: context)

@@ -1,7 +1,7 @@
 import Core
 
 /// What `/dev/requests` shows about one request: never a secret, only
-/// names, client ids and the forwarded address.
+/// names, client ids, the forwarded address and the trace context.
 struct RequestRecord: Sendable {
     var seq = 0
     var method: String
@@ -18,6 +18,8 @@ struct RequestRecord: Sendable {
     var authorization: String?
     /// The raw `Modgud-Forwarded-For` value(s).
     var forwardedFor: String?
+    /// The raw `traceparent` value(s).
+    var traceparent: String?
     /// Names of browser headers present (Cookie, Origin, Referer, Sec-Fetch-*, X-CSRF).
     var browserHeaders: [String] = []
     /// The rate-limit rejection, as `policy/dimension`.
@@ -40,6 +42,7 @@ struct RequestRecord: Sendable {
         object["clientAuth"] = .string(clientAuth)
         object["authorization"] = authorization.map { .string($0) } ?? .null
         object["forwardedFor"] = forwardedFor.map { .string($0) } ?? .null
+        object["traceparent"] = traceparent.map { .string($0) } ?? .null
         object["browserHeaders"] = .array(browserHeaders.map { .string($0) })
         object["rateLimited"] = rateLimited.map { .string($0) } ?? .null
         return .object(object)

@@ -26,6 +26,7 @@ struct Exchange {
         route = "\(request.method.rawValue) \(path)"
         record = RequestRecord(method: request.method.rawValue, path: path, at: now)
         record.forwardedFor = request.headers.values("Modgud-Forwarded-For").joined(separator: ", ").nilIfEmpty
+        record.traceparent = request.headers.values("traceparent").joined(separator: ", ").nilIfEmpty
         record.browserHeaders = Self.browserHeaderNames(request.headers)
         if let authorization = request.headers["Authorization"] {
             record.authorization = authorization.split(separator: " ").first.map { $0.lowercased() }

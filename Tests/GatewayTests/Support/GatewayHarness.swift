@@ -19,6 +19,8 @@ final class GatewayHarness: Sendable {
     let relay: HTTPServer
     let service: GatewayService
     let logs: LogCapture
+    /// The audit trail's lines.
+    let audit: LogCapture
     /// Every answer the simulator gave, in order.
     let answers: AnswerLog
 
@@ -26,13 +28,14 @@ final class GatewayHarness: Sendable {
     static let signingKey: RSAPrivateKey = try! RSAPrivateKey(bits: 2048)
 
     private init(group: EventLoopGroup, redis: RedisServer, simulator: Simulator, relay: HTTPServer,
-                 service: GatewayService, logs: LogCapture, answers: AnswerLog) {
+                 service: GatewayService, logs: LogCapture, audit: LogCapture, answers: AnswerLog) {
         self.group = group
         self.redis = redis
         self.simulator = simulator
         self.relay = relay
         self.service = service
         self.logs = logs
+        self.audit = audit
         self.answers = answers
     }
 
@@ -61,11 +64,12 @@ final class GatewayHarness: Sendable {
         config.redis = RedisEndpoint(host: "127.0.0.1", port: redis.port)
         config.shutdownTimeout = .milliseconds(500)
         configure(&config)
-        let logs = LogCapture()
-        let service = try GatewayService(config: config, group: group, logger: Logger(level: .debug, sink: .capturing(logs)))
+        let (logs, audit) = (LogCapture(), LogCapture())
+        let service = try GatewayService(config: config, group: group, logger: Logger(level: .debug, sink: .capturing(logs)),
+                                         auditSink: .capturing(audit))
         try await service.start()
         let harness = GatewayHarness(group: group, redis: redis, simulator: simulator, relay: relay, service: service,
-                                     logs: logs, answers: answers)
+                                     logs: logs, audit: audit, answers: answers)
         try await harness.waitForRedis()
         return harness
     }

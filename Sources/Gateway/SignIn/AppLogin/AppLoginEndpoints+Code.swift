@@ -40,6 +40,9 @@ extension AppLoginEndpoints {
             refresher.revoker.revokeInBackground([moved.data.tokens], reason: "app_handoff_failed", logger: context.logger)
             throw SignInContext.gatewayError(error, context: context).withCookie(expired)
         }
+        // The browser's session has moved into the code: it ends here.
+        shared.audit.sessionEnded(reason: "handed_off", subject: moved.data.subject, context,
+                                  address: shared.clientAddress(request))
         let query = "code=" + code.revealed + "&state=" + FormURLEncoded.encodeComponent(state)
         return .json(.ok, Self.redirectBody(app, query: query), cookies: [expired])
     }
@@ -61,6 +64,10 @@ extension AppLoginEndpoints {
                 }
                 refresher.revoker.revokeInBackground([latest?.data.tokens, session.data.tokens].compactMap { $0 },
                                                      reason: "app_cancel", logger: context.logger)
+                if let latest {
+                    shared.audit.sessionEnded(reason: "handoff_cancelled", subject: latest.data.subject, context,
+                                              address: shared.clientAddress(request))
+                }
             }
         }
         let query = "error=cancelled&state=" + FormURLEncoded.encodeComponent(state)

@@ -21,12 +21,17 @@ extension AppLoginEndpoints {
               let handover = try await shared.store(context, { () async throws(SessionError) in
                   try await shared.sessions.redeemAppLoginCode(code)
               })
-        else { throw GatewayError.appCodeInvalid }
+        else {
+            shared.audit.signInFailed(method: SignInMethod.app.rawValue, reason: "invalid_code", context, address: client)
+            throw GatewayError.appCodeInvalid
+        }
         guard constantTimeEquals(PKCE.s256Challenge(for: verifier).utf8, handover.challenge.utf8) else {
             // The code is burnt; whoever holds it without the verifier must
             // not keep the sign-in alive either.
             let (failed, count) = await refresher.revoker.revoke([handover.data.tokens], reason: "app_wrong_verifier")
             context.logger.warning("app_login.wrong_verifier", ["revoked": .int(count - failed), "of": .int(count)])
+            shared.audit.signInFailed(method: SignInMethod.app.rawValue, reason: "wrong_verifier",
+                                      subject: handover.data.subject, context, address: client)
             throw GatewayError.appCodeInvalid
         }
         var data = handover.data
@@ -39,9 +44,15 @@ extension AppLoginEndpoints {
                 authenticatedAt: handover.authenticatedAt)
         } catch {
             refresher.revoker.revokeInBackground([handover.data.tokens], reason: "app_handoff_failed", logger: context.logger)
+            shared.audit.signInFailed(method: SignInMethod.app.rawValue, reason: "session_store_failed",
+                                      subject: data.subject, context, address: client)
             throw SignInContext.gatewayError(error, context: context)
         }
-        if let ended { refresher.revoker.revokeInBackground([ended.data.tokens], reason: "replaced", logger: context.logger) }
+        if let ended {
+            refresher.revoker.revokeInBackground([ended.data.tokens], reason: "replaced", logger: context.logger)
+            shared.audit.sessionEnded(reason: "replaced", subject: ended.data.subject, context, address: client)
+        }
+        shared.audit.signInSucceeded(method: SignInMethod.app.rawValue, subject: data.subject, context, address: client)
         return .json(.ok, UserView.body(session), cookies: [setCookie.revealed])
     }
 }

@@ -21,19 +21,19 @@ struct AppLoginEndpoints: Sendable {
     func register(in router: inout RouterBuilder, options: RouteOptions) {
         guard !settings.apps.isEmpty else { return }
         router.add(.post, "/bff/app-login/start", options: options) { request, context in
-            try await counted("start", context) { try await start(request, context) }
+            try await counted("start", request, context) { try await start(request, context) }
         }
         router.add(.get, "/bff/app-login/{requestId}", options: options) { request, context in
             try await describe(context.parameters["requestId"] ?? "", context)
         }
         router.add(.post, "/bff/app-login/code", options: options) { request, context in
-            try await counted("code", context) { try await code(request, context) }
+            try await counted("code", request, context) { try await code(request, context) }
         }
         router.add(.post, "/bff/app-login/cancel", options: options) { request, context in
-            try await counted("cancel", context) { try await cancel(request, context) }
+            try await counted("cancel", request, context) { try await cancel(request, context) }
         }
         router.add(.post, "/bff/app-login/session", options: options) { request, context in
-            try await counted("session", context) { try await session(request, context) }
+            try await counted("session", request, context) { try await session(request, context) }
         }
     }
 
@@ -69,22 +69,25 @@ struct AppLoginEndpoints: Sendable {
     }
 
     /// Runs one step, counting and logging its outcome by name only (never
-    /// a code, verifier, state, request id or cookie).
-    func counted(_ step: String, _ context: RequestContext,
+    /// a code, verifier, state, request id or cookie), and auditing it as
+    /// `audit.handoff.<step>`.
+    func counted(_ step: String, _ request: HTTPRequest, _ context: RequestContext,
                  _ body: () async throws -> HTTPResponse) async throws -> HTTPResponse {
         do {
             let response = try await body()
-            record(step, "ok", context)
+            record(step, "ok", request, context)
             return response
         } catch {
-            record(step, Self.outcome(of: error), context)
+            record(step, Self.outcome(of: error), request, context)
             throw error
         }
     }
 
-    func record(_ step: String, _ outcome: String, _ context: RequestContext) {
+    func record(_ step: String, _ outcome: String, _ request: HTTPRequest, _ context: RequestContext) {
         settings.handoffs.increment([step, outcome])
         context.logger.info("app_login." + step, ["outcome": .string(outcome)])
+        shared.audit.record("audit.handoff." + step, context, address: shared.clientAddress(request),
+                            [("outcome", .string(outcome))])
     }
 
     /// The metric's outcome for a step that ended in `error`.

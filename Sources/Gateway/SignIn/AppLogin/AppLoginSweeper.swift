@@ -13,14 +13,16 @@ final class AppLoginSweeper: Sendable {
     private let interval: Duration
     private let handoffs: Counter
     private let logger: Logger
+    private let audit: AuditTrail
     private let task = Mutex<Task<Void, Never>?>(nil)
 
-    init(sessions: SessionManager, modgud: ModgudClient, settings: AppLoginSettings, logger: Logger) {
+    init(sessions: SessionManager, modgud: ModgudClient, settings: AppLoginSettings, logger: Logger, audit: AuditTrail) {
         self.sessions = sessions
         self.modgud = modgud
         interval = settings.times.sweepInterval
         handoffs = settings.handoffs
         self.logger = logger
+        self.audit = audit
     }
 
     /// Starts sweeping, once.
@@ -56,8 +58,10 @@ final class AppLoginSweeper: Sendable {
         }
         for (token, hint) in due {
             let revoked = (try? await modgud.revoke(token, hint: hint))?.isSuccess ?? false
-            handoffs.increment(["expiry", revoked ? "revoked" : "revoke_failed"])
-            logger.info("app_login.expiry", ["outcome": .string(revoked ? "revoked" : "revoke_failed")])
+            let outcome = revoked ? "revoked" : "revoke_failed"
+            handoffs.increment(["expiry", outcome])
+            logger.info("app_login.expiry", ["outcome": .string(outcome)])
+            audit.recordBackground("audit.handoff.expiry", [("outcome", .string(outcome))])
         }
     }
 }

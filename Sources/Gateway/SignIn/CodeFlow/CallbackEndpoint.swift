@@ -31,6 +31,10 @@ struct CallbackEndpoint: Sendable {
             return try await complete(request, context)
         } catch let failure as Failure {
             settings.metrics.callbackFailures.increment([failure.reason])
+            if !Self.auditedBySignIn.contains(failure.reason) {
+                shared.audit.signInFailed(method: SignInMethod.code.rawValue, reason: failure.reason, context,
+                                          address: shared.clientAddress(request))
+            }
             context.logger.info("signin.callback_failed", ["reason": .string(failure.reason),
                                                            "error": .string(failure.code.rawValue)])
             var answer = login.errorRedirect(failure.code)
@@ -40,10 +44,16 @@ struct CallbackEndpoint: Sendable {
             return answer
         } catch {
             settings.metrics.callbackFailures.increment(["internal"])
+            shared.audit.signInFailed(method: SignInMethod.code.rawValue, reason: "internal", context,
+                                      address: shared.clientAddress(request))
             context.logger.error("signin.callback_failed", ["reason": "internal"])
             return login.errorRedirect(.serverError)
         }
     }
+
+    /// The reasons of failures `SignInCompletion.signIn` has already
+    /// audited (userinfo, the id_token's subject, the store).
+    static let auditedBySignIn: Set<String> = ["userinfo_refused", "subject_mismatch", "store_unavailable", "session_failed"]
 
     private func complete(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let query = request.head.query.flatMap { FormURLEncoded.parse($0) } ?? []

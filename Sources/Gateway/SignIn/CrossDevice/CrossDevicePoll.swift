@@ -29,7 +29,7 @@ struct CrossDevicePoll: Sendable {
         }
         guard case .found(var record) = lookup else { try refuse(lookup, context) }
         if record.isExpired(at: shared.sessions.now) {
-            try await end(record, outcome: "expired", context)
+            try await end(record, outcome: "expired", request, context)
             throw CrossDeviceEndpoints.expired
         }
         let claimed = try await shared.store(context) { () async throws(SessionError) in
@@ -67,12 +67,12 @@ struct CrossDevicePoll: Sendable {
             return Self.pending(record.request.intervalSeconds)
         case "access_denied":
             counted("denied")
-            try await end(record, outcome: "denied", context)
+            try await end(record, outcome: "denied", request, context)
             throw CrossDeviceEndpoints.denied
         case "expired_token", "invalid_grant":
             // Modgud forgets an expired code: both mean "start again".
             counted("expired")
-            try await end(record, outcome: "expired", context)
+            try await end(record, outcome: "expired", request, context)
             throw CrossDeviceEndpoints.expired
         default:
             // Modgud failing (5xx) or refusing the gateway: the next poll
@@ -119,13 +119,18 @@ struct CrossDevicePoll: Sendable {
             throw error
         }
         metrics.signIns.increment([answer.status == .ok ? "approved" : "failed"])
-        if answer.status == .ok { context.logger.info("crossdevice.approved") }
+        if answer.status == .ok {
+            context.logger.info("crossdevice.approved")
+            shared.audit.record("audit.crossdevice.approved", context, address: shared.clientAddress(request))
+        }
         return answer
     }
 
     /// Ends the request (denied, expired): both records go, nothing is signed.
-    private func end(_ record: CrossDeviceRecord, outcome: String, _ context: RequestContext) async throws {
+    private func end(_ record: CrossDeviceRecord, outcome: String, _ request: HTTPRequest, _ context: RequestContext)
+        async throws {
         metrics.signIns.increment([outcome])
+        shared.audit.record("audit.crossdevice." + outcome, context, address: shared.clientAddress(request))
         context.logger.info("crossdevice.ended", ["outcome": .string(outcome)])
         try await shared.store(context) { () async throws(SessionError) in try await shared.sessions.endCrossDevice(record) }
     }
