@@ -18,8 +18,12 @@ import threading
 import urllib.parse
 from pathlib import Path
 
-import rjsmin
 from playwright.sync_api import sync_playwright
+
+try:
+    import rjsmin
+except ImportError:
+    raise SystemExit("bffjs_test.py needs rjsmin from PyPI (python3 -m pip install rjsmin==1.3.0)")
 
 from browserlib import check, failures, free_port
 

@@ -28,13 +28,15 @@ async function rejection(promise) {
   throw new Error('expected a rejection, got an answer');
 }
 
-// A fake fetch: answers with the replies in turn (the last one again when they run out) and
-// records every call, its headers read back through a Headers object as the browser would.
+// A fake fetch: answers with the replies in turn (the last one again when they run out; a
+// function is called for its reply) and records every call, its headers read back through a
+// Headers object as the browser would.
 function fakeFetch(replies) {
   const calls = [];
   const fetch = async (url, init = {}) => {
     calls.push({ url, init, headers: Object.fromEntries(new Headers(init.headers)) });
-    const reply = replies.length > 1 ? replies.shift() : replies[0];
+    const next = replies.length > 1 ? replies.shift() : replies[0];
+    const reply = typeof next === 'function' ? next() : next;
     if (reply instanceof Error) throw reply;
     const { status = 200, body = null, headers = {} } = reply ?? {};
     const text = body === null ? null : typeof body === 'string' ? body : JSON.stringify(body);
@@ -496,6 +498,34 @@ test('credentialJSON of a real credential: toJSON and the fallback agree (virtua
     equal(assertionFallback.response[key], assertion.response[key], 'assertion response.' + key);
   }
   equal(assertion.response.userHandle, b64([7, 7, 7]), 'the user handle');
+});
+
+test('the browser\'s own fetch and navigator.credentials by default: enrol, then sign in (virtual authenticator)', async () => {
+  const [created, asked] = [0, 1].map(() => toBase64url(crypto.getRandomValues(new Uint8Array(32))));
+  const { fetch: fake, calls } = fakeFetch([
+    { body: { options: { ...creationJSON, challenge: created, excludeCredentials: [], user: { ...creationJSON.user, id: b64([3, 1, 4]) } } } },
+    { body: { Message: 'Passkey registered.' } },
+    // The passkey just enrolled (the authenticator holds another test's too).
+    () => ({ body: { options: { challenge: asked, rpId: 'localhost', userVerification: 'preferred',
+      allowCredentials: [{ type: 'public-key', id: JSON.parse(calls[1].init.body).attestation.id }] } } }),
+    { body: signedIn },
+  ]);
+  const saved = window.fetch;
+  window.fetch = fake;
+  try {
+    const bff = createBff({ navigate: () => {} });
+    equal(await bff.addPasskey(), { Message: 'Passkey registered.' }, 'enrolled');
+    equal(await bff.passkeySignIn(), signedIn, 'signed in');
+  } finally {
+    window.fetch = saved;
+  }
+  const { attestation } = JSON.parse(calls[1].init.body);
+  const { assertion } = JSON.parse(calls[3].init.body);
+  equal([calls.length, typeof attestation.response.attestationObject, attestation.type], [4, 'string', 'public-key'], 'the attestation sent');
+  equal([assertion.id, assertion.response.userHandle], [attestation.id, b64([3, 1, 4])], 'the assertion of that passkey sent');
+  const clientData = (credential) => JSON.parse(new TextDecoder().decode(fromBase64url(credential.response.clientDataJSON)));
+  equal([clientData(attestation).type, clientData(attestation).challenge], ['webauthn.create', created], 'the attestation answers its challenge');
+  equal([clientData(assertion).type, clientData(assertion).challenge], ['webauthn.get', asked], 'the assertion answers its challenge');
 });
 
 // ---- base64url
