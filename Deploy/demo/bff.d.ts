@@ -20,12 +20,17 @@ export class BffError extends Error {
 export function toBase64url(data: ArrayBuffer | ArrayBufferView): string;
 /** base64url (padded or not; standard base64 too) as bytes; throws a DOMException (InvalidCharacterError) on anything else. */
 export function fromBase64url(text: string): Uint8Array;
+/** WebAuthn options as JSON, bytes in base64url (PublicKeyCredential{Request,Creation}OptionsJSON). */
+export interface WebAuthnOptionsJSON {
+  challenge: string;
+  [member: string]: any;
+}
 /** Passkey sign-in options (JSON) for navigator.credentials.get. */
-export function requestOptions(json: PublicKeyCredentialRequestOptionsJSON): PublicKeyCredentialRequestOptions;
+export function requestOptions(json: WebAuthnOptionsJSON): PublicKeyCredentialRequestOptions;
 /** Passkey enrolment options (JSON) for navigator.credentials.create. */
-export function creationOptions(json: PublicKeyCredentialCreationOptionsJSON): PublicKeyCredentialCreationOptions;
-/** A credential from navigator.credentials.get or create as JSON. */
-export function credentialJSON(credential: PublicKeyCredential): PublicKeyCredentialJSON;
+export function creationOptions(json: WebAuthnOptionsJSON): PublicKeyCredentialCreationOptions;
+/** A credential from navigator.credentials.get or create as JSON (PublicKeyCredentialJSON), bytes in base64url. */
+export function credentialJSON(credential: Credential): Record<string, any>;
 
 /** The session's user and times (`GET /bff/user`, every sign-in's answer). */
 export interface SignedIn {

@@ -33,7 +33,7 @@ export class BffError extends Error {
   }
 }
 
-/** @param {string | null | undefined} value a Retry-After value: seconds, or an HTTP date */
+/** @param {any} value a Retry-After value (seconds, or an HTTP date), null or undefined */
 function seconds(value) {
   const n = /^\d+$/.test(value) ? +value : Math.ceil((Date.parse(value) - Date.now()) / 1e3);
   return isNaN(n) ? undefined : Math.max(0, n);
@@ -41,7 +41,7 @@ function seconds(value) {
 
 /**
  * Bytes as base64url without padding (WebAuthn's JSON encoding).
- * @param {ArrayBuffer | ArrayBufferView} data
+ * @param {any} data an ArrayBuffer or an ArrayBufferView
  * @returns {string}
  */
 export function toBase64url(data) {
@@ -61,6 +61,7 @@ export function fromBase64url(text) {
   return Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
 }
 
+/** @returns {any} */
 const native = () => globalThis.PublicKeyCredential;
 /** @param {any} c */
 const withId = (c) => ({ ...c, id: fromBase64url(c.id) });
@@ -90,7 +91,9 @@ export const creationOptions = (o) => decode(o, 'parseCreationOptionsFromJSON',
  */
 export function credentialJSON(c) {
   if (c.toJSON) return c.toJSON();
-  const { id, rawId, type, response: r } = c, response = {};
+  const { id, rawId, type, response: r } = c;
+  /** @type {Record<string, any>} */
+  const response = {};
   for (const k of ['clientDataJSON', 'authenticatorData', 'signature', 'userHandle', 'attestationObject']) {
     if (r[k]) response[k] = toBase64url(r[k]);
   }
@@ -101,30 +104,31 @@ export function credentialJSON(c) {
   };
 }
 
+/** @type {Record<string, string>} the 401 codes that emit an event */
 const events = {
   insufficient_user_authentication: 'stepup', unauthenticated: 'signedout', session_expired: 'signedout'
 };
 
 /**
- * The gateway's API for one front end (Docs/frontend.md).
- * @param {object} [options]
- * @param {string} [options.base] prefix of every path ('' on the gateway's origin)
- * @param {typeof fetch} [options.fetch] the fetch to call
- * @param {CredentialsContainer} [options.credentials] WebAuthn's navigator.credentials
- * @param {(url: string) => void} [options.navigate] how to send the browser elsewhere
+ * The gateway's API for one front end (Docs/frontend.md). Options, all optional: `base`, the
+ * prefix of every path ('' on the gateway's origin); `fetch`, the fetch to call; `credentials`,
+ * WebAuthn's navigator.credentials; `navigate`, how to send the browser elsewhere.
+ * @param {{ base?: string, fetch?: typeof fetch, credentials?: CredentialsContainer,
+ *   navigate?: (url: string) => void }} options
  */
 export function createBff({
   base = '', fetch: send = fetch, credentials = navigator.credentials,
   navigate = (url) => location.assign(url)
 } = {}) {
-  /** @type {Record<string, Set<Function>>} */
+  /** @type {Record<string, Set<(error: BffError) => void>>} */
   const handlers = {};
   /** @type {AbortController | undefined} the passkey request under way */
   let pending;
 
   /**
    * @param {string} path
-   * @param {RequestInit & { json?: any }} [init]
+   * @param {RequestInit & { json?: any }} init
+   * @returns {Promise<any>}
    */
   async function call(path, { json, ...init } = {}) {
     const headers = new Headers(init.headers);
@@ -138,12 +142,13 @@ export function createBff({
       throw e?.name == 'AbortError' ? e : new BffError(0, { error: 'network_error', error_description: e?.message });
     });
     const text = await r.text();
+    /** @type {any} */
     let body = text;
     try { body = text ? JSON.parse(text) : null; } catch {}
     if (r.ok) return body;
     const error = new BffError(r.status, body, r.headers);
     // Each handler runs on its own, so that one that throws neither stops the others nor hides this error.
-    handlers[r.status == 401 && events[error.code]]?.forEach((f) => queueMicrotask(() => f(error)));
+    handlers[r.status == 401 ? events[error.code] : '']?.forEach((f) => queueMicrotask(() => f(error)));
     throw error;
   }
 
@@ -156,7 +161,7 @@ export function createBff({
   const remove = (p, id) => call('/bff/' + p + encodeURIComponent(id), { method: 'DELETE' });
 
   // A passkey request aborts the one under way (the browser takes one at a time).
-  /** @param {{ mediation?: CredentialMediationRequirement }} [o] */
+  /** @param {{ mediation?: any }} o CredentialMediationRequirement, 'conditional' included */
   async function passkeySignIn({ mediation } = {}) {
     pending?.abort();
     const { signal } = (pending = new AbortController());
@@ -165,9 +170,9 @@ export function createBff({
     return post('passkey/redeem', { assertion: credentialJSON(c) });
   }
 
-  /** @param {{ returnUrl?: string, prompt?: string, maxAge?: number, loginHint?: string, continue?: string }} [o] */
+  /** @param {{ returnUrl?: string, prompt?: string, maxAge?: number, loginHint?: string, continue?: string }} o */
   const loginUrl = ({ returnUrl = location.pathname + location.search, ...o } = {}) => base + '/bff/login?'
-    + new URLSearchParams(Object.entries({ returnUrl, ...o }).filter((e) => e[1] != null));
+    + new URLSearchParams(/** @type {any} */ (Object.entries({ returnUrl, ...o }).filter((e) => e[1] != null)));
 
   return {
     fetch: call,
@@ -188,7 +193,7 @@ export function createBff({
     requestMagicLink: (email) => post('magic/request', { email }),
     /** @param {string} [link] the magic link (the landing page's URL) @param {string} [totpCode] */
     redeemMagicLink(link = location.href, totpCode) {
-      const q = new URL(link, location).searchParams;
+      const q = new URL(link, location.href).searchParams;
       return post('magic/redeem', { userId: q.get('userId'), token: q.get('token'), totpCode });
     },
     passkeySignIn,
@@ -209,7 +214,7 @@ export function createBff({
     sessions: () => get('sessions').then((a) => a.sessions),
     /** @param {string} id */
     endSession: (id) => remove('sessions/', id),
-    /** @param {{ everywhere?: boolean, endSession?: boolean }} [o] */
+    /** @param {{ everywhere?: boolean, endSession?: boolean }} o */
     async logout({ everywhere = false, endSession = true } = {}) {
       const a = await post('logout', everywhere ? { everywhere } : undefined);
       if (a?.endSessionUrl && endSession) navigate(a.endSessionUrl);
