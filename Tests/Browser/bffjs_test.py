@@ -2,7 +2,9 @@
 unit tests of Deploy/demo/bff.js (Tests/Browser/bffjs/test.js) against a fake
 fetch, with a CDP virtual authenticator for the WebAuthn conversion of real
 credentials. No gateway and no Node: Python's http.server on 127.0.0.1 serves
-the test page and bff.js, opened as http://localhost:PORT (a secure context).
+the test page (Tests/Browser/bffjs: test.html, test.js running the tests
+that fetch.test.js, helpers.test.js and webauthn.test.js register) and bff.js,
+opened as http://localhost:PORT (a secure context).
 
 Also checked here: bff.js minified (rjsmin) stays under 5 KiB and imports
 nothing, and bff.d.ts names every export of the module, every member of the
@@ -18,7 +20,7 @@ import threading
 import urllib.parse
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout, sync_playwright
 
 try:
     import rjsmin
@@ -31,13 +33,13 @@ ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "Deploy" / "demo"
 PAGES = ROOT / "Tests" / "Browser" / "bffjs"
 SERVED = {"/bff.js": DEMO / "bff.js", "/bff.d.ts": DEMO / "bff.d.ts",
-          "/test.html": PAGES / "test.html", "/test.js": PAGES / "test.js"}
+          **{"/" + path.name: path for path in PAGES.iterdir() if path.is_file()}}
 SIZE_LIMIT = 5 * 1024
 EXPECTED_PAGE_ERROR = "expected by the test"   # the throwing event handler test.js installs
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
-    """The four files above and nothing else (404)."""
+    """The files above and nothing else (404)."""
 
     def translate_path(self, path: str) -> str:
         return str(SERVED.get(urllib.parse.urlsplit(path).path, PAGES / "missing"))
@@ -79,7 +81,11 @@ def run_page(port: int, dts: str) -> None:
             "protocol": "ctap2", "transport": "internal", "hasResidentKey": True,
             "hasUserVerification": True, "isUserVerified": True, "automaticPresenceSimulation": True}})
         page.goto(f"http://localhost:{port}/test.html")
-        page.wait_for_function("window.results && window.results.done", timeout=60_000)
+        try:
+            page.wait_for_function("window.results && window.results.done", timeout=60_000)
+        except PlaywrightTimeout:
+            check(False, "the test page ran to the end within 60 s", page_errors)
+            return
         results = page.evaluate("window.results")
         for name in results["passed"]:
             check(True, name)
