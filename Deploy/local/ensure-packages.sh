@@ -2,8 +2,9 @@
 # Installs the Debian packages the gateway, its tests and its benchmarks
 # need, when they are missing. Idempotent; quiet when nothing is missing.
 # Usage: Deploy/local/ensure-packages.sh [runtime|test|bench]
-# The test role also installs Playwright from PyPI (test tooling only: the
-# browser tests drive Debian's chromium with it; never `playwright install`).
+# The test role also installs Playwright and rjsmin from PyPI (test tooling
+# only: the browser tests drive Debian's chromium with Playwright; never
+# `playwright install`).
 set -euo pipefail
 
 role="${1:-runtime}"
@@ -27,14 +28,19 @@ if [ ${#missing[@]} -gt 0 ]; then
     "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The version the browser tests were written against (Debian 12's chromium
-# is newer than it needs: Chrome 129+ for WebAuthn's JSON helpers).
-playwright_version=1.65.2
-if [ "$role" = test ] && [ "$(python3 -c 'import importlib.metadata as m; print(m.version("playwright"))' 2>/dev/null)" != "$playwright_version" ]; then
-    echo "installing: playwright==$playwright_version (PyPI)"
-    # Debian's own python3 is externally managed: retry with the override.
-    python3 -m pip install -q "playwright==$playwright_version" >/dev/null 2>&1 \
-        || python3 -m pip install -q --break-system-packages "playwright==$playwright_version" >/dev/null
+# PyPI test tools, pinned: Playwright, the version the browser tests were
+# written against (Debian 12's chromium is newer than it needs: Chrome 129+
+# for WebAuthn's JSON helpers), and rjsmin, which measures bff.js minified.
+if [ "$role" = test ]; then
+    for pinned in playwright==1.65.2 rjsmin==1.3.0; do
+        name="${pinned%%==*}" version="${pinned##*==}"
+        installed="$(python3 -c "import importlib.metadata as m; print(m.version('$name'))" 2>/dev/null || true)"
+        [ "$installed" = "$version" ] && continue
+        echo "installing: $pinned (PyPI)"
+        # Debian's own python3 is externally managed: retry with the override.
+        python3 -m pip install -q "$pinned" >/dev/null 2>&1 \
+            || python3 -m pip install -q --break-system-packages "$pinned" >/dev/null
+    done
 fi
 
 # Swift lives in /opt/swift on these machines; make sure it is found.
