@@ -1,15 +1,23 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Ports on 127.0.0.1 for test servers started as children.
 public enum LoopbackPort {
+    /// Every port `free()` has handed out in this process.
+    private static let handedOut = Mutex<Set<UInt16>>([])
+
     /// A port nothing is bound to now, below the kernel's ephemeral range
     /// (32768 and up), so a client connection cannot take it while a server
-    /// starts or restarts on it; nil after 200 tries.
+    /// starts or restarts on it, and never handed out before in this
+    /// process: two tests starting servers at once would otherwise draw the
+    /// same free port, and the one whose server lost the bind would talk
+    /// to the other's. Nil after 200 tries.
     public static func free() -> UInt16? {
         for _ in 0..<200 {
             let candidate = UInt16.random(in: 20000...29999)
+            guard handedOut.withLock({ $0.insert(candidate).inserted }) else { continue }
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else { return nil }
             defer { close(fd) }
