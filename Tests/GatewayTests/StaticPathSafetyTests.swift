@@ -68,7 +68,7 @@ struct StaticPathSafetyTests {
         await site.stop()
     }
 
-    @Test("the path rule", arguments: [("/", "", true), ("/a/b.js", "a/b.js", false), ("/a/", "a", true),
+    @Test("the path rule", arguments: [("/", "", true), ("/a/b.js", "a/b.js", false), ("/a/", "a", true), ("/a/b/", "a/b", true),
                                       ("/caf%C3%A9.txt", "café.txt", false), ("/a%20b", "a b", false),
                                       ("/%252e%252e", "%2e%2e", false), ("/bffx/a", "bffx/a", false)] as [(String, String, Bool)])
     func pathRule(_ path: String, _ relative: String, _ directory: Bool) throws {
@@ -78,7 +78,7 @@ struct StaticPathSafetyTests {
     }
 
     @Test("refused paths", arguments: escapes.filter { !$0.hasPrefix("/escape") && !$0.contains("absolute") && !$0.contains("to-hidden")
-        && !$0.contains("via-hidden") } + ["relative", "", "/caf%C3.txt"])
+        && !$0.contains("via-hidden") } + ["relative", "", "/caf%C3.txt", "/a//", "//", "/a/./b", "/a/.."])
     func refusedPaths(_ path: String) {
         #expect(StaticPath(path[...]) == nil, "\(path)")
     }

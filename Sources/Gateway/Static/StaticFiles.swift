@@ -58,9 +58,7 @@ public struct StaticFiles: Responder {
     /// checked less than the revalidation interval ago.
     public func fastPath(for request: HTTPRequest, context: RequestContext) -> FastPath? {
         guard let place = StaticPath(request.path) else { return .now(Self.refuse) }
-        guard let entry = cache.fresh(place, now: clock.now(), interval: revalidate) else { return nil }
-        let reads = reads
-        return .now { request, _ in entry.response(for: StaticConditions(request.headers), reads: reads) }
+        return cache.fresh(place, now: clock.now(), interval: revalidate).map { .now($0.answer) }
     }
 
     /// A fast path for kept files and refusals.
@@ -86,10 +84,10 @@ public struct StaticFiles: Responder {
     /// queue, then kept when small.
     private func entry(for place: StaticPath) async -> StaticEntry? {
         let now = clock.now()
-        if let fresh = cache.fresh(place, now: now, interval: revalidate) { return fresh }
+        if let fresh = cache.fresh(place, now: now, interval: revalidate) { return fresh.entry }
         let (loader, cached) = (loader, cache.entry(place))
         let loaded = await reads.run { loader.load(place, cached: cached, now: now) }
-        cache.store(place, loaded)
+        cache.store(place, loaded, reads: reads)
         return loaded
     }
 

@@ -18,6 +18,10 @@ struct StaticPath: Sendable, Hashable {
     /// segment that holds `/`, `\` or NUL or starts with `.` (`.`, `..`
     /// and every hidden file or directory), or is not UTF-8.
     init?(_ path: Substring) {
+        if let plain = Self.plain(path) {
+            self = plain
+            return
+        }
         var segments: [String] = []
         var isDirectory = false
         var refused = false
@@ -48,6 +52,42 @@ struct StaticPath: Sendable, Hashable {
         guard !refused else { return nil }
         relative = segments.joined(separator: "/")
         self.isDirectory = isDirectory || segments.isEmpty
+    }
+
+    /// The place of a path without `%` (the usual case), taken as it is
+    /// with no copy of its segments (a name up to 15 bytes is a small
+    /// string, stored inline); nil when it has a `%` or is refused, and
+    /// the decoding reading above then decides.
+    private static func plain(_ path: Substring) -> StaticPath? {
+        let clean = path.withContiguousUTF8 { bytes -> Bool in
+            guard bytes.first == UInt8(ascii: "/"), !isOwn(bytes) else { return false }
+            var start = 1
+            for index in 1...bytes.count {
+                let byte = index == bytes.count ? UInt8(ascii: "/") : bytes[index]
+                switch byte {
+                case UInt8(ascii: "/"):
+                    // Empty only as the last segment; never a dot first.
+                    if index == start, index < bytes.count { return false }
+                    start = index + 1
+                case UInt8(ascii: "%"), UInt8(ascii: "#"), UInt8(ascii: "\\"), 0:
+                    return false
+                case UInt8(ascii: "."):
+                    if index == start { return false }
+                default:
+                    break
+                }
+            }
+            return true
+        }
+        guard clean else { return nil }
+        let isDirectory = path.hasSuffix("/")
+        let body = path.dropFirst().dropLast(isDirectory ? 1 : 0)
+        return StaticPath(relative: String(body), isDirectory: isDirectory || body.isEmpty)
+    }
+
+    private init(relative: String, isDirectory: Bool) {
+        self.relative = relative
+        self.isDirectory = isDirectory
     }
 
     /// A place given as a relative path the configuration checked (the fallback file).
