@@ -63,4 +63,15 @@ struct StaticRoutingTests {
         #expect(try await browser.post("/index.html", ["a": 1]).status == 404, "no route: 404 for every method")
         await harness.stop()
     }
+
+    @Test func checkConfigRefusesARootThatIsMissingOrNoDirectory() async throws {
+        let missing = try await GatewayMainTests.run(["--check-config"], environment: ["BFF_STATIC_ROOT": "/nonexistent-bff-static"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("BFF_STATIC_ROOT: the directory /nonexistent-bff-static does not exist"), "\(missing.stderr)")
+        let file = try await GatewayMainTests.run(["--check-config"], environment: ["BFF_STATIC_ROOT": "/etc/passwd"])
+        #expect(file.status == 2)
+        #expect(file.stderr.contains("BFF_STATIC_ROOT: /etc/passwd is not a directory"), "\(file.stderr)")
+        let fine = try await GatewayMainTests.run(["--check-config"], environment: ["BFF_STATIC_ROOT": NSTemporaryDirectory()])
+        #expect(fine.status == 0, "\(fine.stderr)")
+    }
 }
