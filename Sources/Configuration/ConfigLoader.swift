@@ -39,6 +39,7 @@ public enum ConfigLoader {
         let appLogin = readAppLoginSettings(&reader)
         let crossDevice = readCrossDeviceSettings(&reader)
         let audit = readAuditSettings(&reader)
+        let staticFiles = readStaticSettings(&reader)
         let listenFile = readListenSettings(&reader, listen: listen, adminListen: adminListen)
 
         if let listen, let adminListen, listen.conflicts(with: adminListen) {
@@ -74,6 +75,7 @@ public enum ConfigLoader {
         appLogin(&config)
         crossDevice(&config)
         audit(&config)
+        staticFiles(&config)
         listenFile(&config)
         return .success(config)
     }

@@ -64,6 +64,10 @@ extension GatewayConfig: CustomStringConvertible {
             SettingDefinition.appLoginStartRate.name: appLoginStartRate?.description ?? "off",
             SettingDefinition.appLoginSessionRate.name: appLoginSessionRate?.description ?? "off",
             SettingDefinition.crossDevice.name: String(crossDevice),
+            SettingDefinition.staticRoot.name: staticRoot ?? notSet,
+            SettingDefinition.staticFallback.name: staticFallback ?? "off",
+            SettingDefinition.staticHTMLHeaders.name: HeaderField.jsonText(staticHTMLHeaders),
+            SettingDefinition.staticRevalidate.name: milliseconds(staticRevalidate),
             SettingDefinition.listenMode.name: "0" + String(listenMode, radix: 8),
             SettingDefinition.listenGroup.name: listenGroup ?? notSet,
         ]

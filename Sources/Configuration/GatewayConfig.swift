@@ -53,6 +53,14 @@ public struct GatewayConfig: Sendable {
     public var auditLog: AuditLogDestination = .standardOutput
     /// BFF_AUDIT_EMAIL: whether audit lines name e-mail addresses.
     public var auditEmail = false
+    /// BFF_STATIC_ROOT: the directory of static files; nil serves none.
+    public var staticRoot: String?
+    /// BFF_STATIC_FALLBACK: the single-page app's file below the root; nil when off.
+    public var staticFallback: String? = "index.html"
+    /// BFF_STATIC_HTML_HEADERS: the security fields of static HTML answers, in order.
+    public var staticHTMLHeaders: [HeaderField] = HeaderField.staticHTMLDefaults
+    /// BFF_STATIC_REVALIDATE_MS: how long a cached static file is served before `stat` checks it again.
+    public var staticRevalidate: Duration = .seconds(1)
     /// BFF_FORWARDED_HEADER: which header trusted proxies set.
     public var forwardedHeader: String = "x-forwarded-for"
     /// BFF_MODGUD_TIMEOUT_MS: total time per call to Modgud.

@@ -30,6 +30,9 @@ enum JSONValue {
         case .jsonArray:
             guard value.arrayValue != nil else { return .failure(ValueProblem("must be an array")) }
             return .success(value.serializedString)
+        case .jsonObject:
+            guard value.objectValue != nil else { return .failure(ValueProblem("must be an object")) }
+            return .success(value.serializedString)
         case .text, .url, .choice:
             return .failure(ValueProblem("must be a string"))
         }

@@ -9,7 +9,7 @@ extension SettingDefinition {
         bodyMinRate, bodyRateGrace, proxyMaxBodyBytes, maxConnectionsPerAddress,
         codeFlow, signInErrorPath, postLogoutRedirectURI, idTokenSkew,
         appCallbackURI, appName, appAndroidPackage, apps, appLoginStartRate, appLoginSessionRate,
-        crossDevice,
+        crossDevice, staticRoot, staticFallback, staticHTMLHeaders, staticRevalidate,
     ]
 
     /// The row for an environment variable name, if there is one.

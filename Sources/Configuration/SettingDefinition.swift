@@ -46,7 +46,7 @@ public struct SettingDefinition: Sendable, Hashable, Identifiable {
     var mayQuoteValue: Bool {
         guard !isSecret else { return false }
         switch kind {
-        case .url, .jsonArray: return false
+        case .url, .jsonArray, .jsonObject: return false
         case .text, .integer, .boolean, .choice, .list: return true
         }
     }
@@ -69,6 +69,8 @@ public enum SettingKind: Sendable, Hashable {
     case list
     /// A JSON array: as JSON text in the environment, a real array in the file.
     case jsonArray
+    /// A JSON object: as JSON text in the environment, a real object in the file.
+    case jsonObject
 
     /// How the reference describes the value.
     public var documentation: String {
@@ -80,6 +82,7 @@ public enum SettingKind: Sendable, Hashable {
         case .choice(let words): words.joined(separator: " / ")
         case .list: "comma-separated list (JSON: array)"
         case .jsonArray: "JSON array"
+        case .jsonObject: "JSON object"
         }
     }
 }

@@ -118,6 +118,8 @@ public final class GatewayService: Sendable {
                  addresses: addresses, publicOrigin: config.publicOrigin, timeout: config.upstreamTimeout,
                  defaultMaxBodyBytes: config.proxyMaxBodyBytes)
             .register(config.routes, in: &publicRouter)
+        // Last: every /bff/ endpoint and API route wins over a static file.
+        try StaticFiles(config)?.register(in: &publicRouter)
         var publicStages: [any Middleware] = [ObservationMiddleware(metrics: metrics, accessLog: config.accessLog), ErrorMiddleware(),
                                               RateLimitAudit(audit: audit, addresses: addresses)]
         if let limit = ForwardedClientLimit(addresses: addresses, limit: config.maxConnectionsPerAddress, metrics: metrics) {

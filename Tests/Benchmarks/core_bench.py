@@ -3,7 +3,10 @@
 Starts the gateway (release build) and nginx (`return 200` with the same
 body, 2 workers, keep-alive) on loopback ports, drives each with wrk at 64
 and 256 connections, and prints requests/s, p50/p99 latency and the ratio,
-side by side. Then measures the gateway's idle RSS and its RSS while it
+side by side. Then the same for a static file of 1 KiB: the gateway's
+public listener serving it from `BFF_STATIC_ROOT` (kept in memory and
+answered on the loop) against nginx serving the same file from the same
+directory. Then measures the gateway's idle RSS and its RSS while it
 holds 10,000 idle keep-alive connections.
 
 Each server gets `seconds` of load per connection count, in `rounds`
@@ -19,11 +22,15 @@ Usage: Tests/Benchmarks/core.sh [seconds=20] [rounds=5]
 import socket
 import statistics
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import benchlib as b
 
 BODY = '{"status":"ok"}'
+STATIC_NAME = "asset.js"
+STATIC_BYTES = 1024
 
 
 def hold_idle_connections(port: int, count: int) -> list[socket.socket]:
@@ -49,27 +56,52 @@ def ratios(ours: list[dict], theirs: list[dict]) -> list[float]:
     return [mine["rps"] / nginx["rps"] for mine, nginx in zip(ours, theirs)]
 
 
+def print_table(rows) -> None:
+    print("| connections | gateway rps | p50 ms | p99 ms | CPU µs/req | nginx rps | p50 ms | p99 ms | CPU µs/req | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for connections, ours, theirs in rows:
+        mine, nginx_median = b.median_round(ours), b.median_round(theirs)
+        print(f"| {connections} | {mine['rps']:.0f} | {mine['p50']:.2f} | {mine['p99']:.2f} | {b.micros(mine['cpu_us'])} "
+              f"| {nginx_median['rps']:.0f} | {nginx_median['p50']:.2f} | {nginx_median['p99']:.2f} "
+              f"| {b.micros(nginx_median['cpu_us'])} | {statistics.median(ratios(ours, theirs)):.2f} |")
+
+
 def main() -> int:
     seconds = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     per_round = max(2, round(seconds / rounds))
     binary = b.build_release()
     public_port, admin_port, nginx_port = b.free_port(), b.free_port(), b.free_port()
+    nginx_static_port = b.free_port()
+    site = Path(tempfile.mkdtemp(prefix="bench-static-"))
+    (site / STATIC_NAME).write_text(("console.log('static');" * 64)[:STATIC_BYTES])
+    # nginx's workers may run as another user (nobody, when started as root).
+    site.chmod(0o755)
+    (site / STATIC_NAME).chmod(0o644)
 
     gateway = b.Process([str(binary)], env={
         "BFF_LISTEN": f"127.0.0.1:{public_port}",
         "BFF_ADMIN_LISTEN": f"127.0.0.1:{admin_port}",
         "BFF_LOG_LEVEL": "warning",
         "BFF_MAX_CONNECTIONS": "16384",
+        "BFF_STATIC_ROOT": str(site),
+        "BFF_ACCESS_LOG": "false",
+        # wrk's connections all come from one address.
+        "BFF_MAX_CONNECTIONS_PER_ADDRESS": "0",
     }, log_name="gateway")
     nginx, _ = b.start_nginx(f"""
     server {{
         listen 127.0.0.1:{nginx_port};
         location / {{ default_type application/json; return 200 '{BODY}'; }}
+    }}
+    server {{
+        listen 127.0.0.1:{nginx_static_port};
+        location / {{ root {site}; default_type text/javascript; etag on; add_header Cache-Control "public, max-age=300"; }}
     }}""")
     try:
         b.wait_for_port(admin_port)
         b.wait_for_port(nginx_port)
+        b.wait_for_port(public_port)
         time.sleep(0.5)
         idle_rss = b.rss_kib(gateway.pid)
 
@@ -84,6 +116,18 @@ def main() -> int:
                 theirs.append(b.wrk(nginx_url, connections, per_round, cpu_of=b.children(nginx.pid)))
             rows.append((connections, ours, theirs))
 
+        static_rows = []
+        gateway_url, nginx_url = (f"http://127.0.0.1:{public_port}/{STATIC_NAME}",
+                                  f"http://127.0.0.1:{nginx_static_port}/{STATIC_NAME}")
+        for connections in (64, 256):
+            b.wrk(gateway_url, connections, 2)  # warm-up (the first request reads the file)
+            b.wrk(nginx_url, connections, 2)
+            ours, theirs = [], []
+            for _ in range(rounds):
+                ours.append(b.wrk(gateway_url, connections, per_round, cpu_of=[gateway.pid]))
+                theirs.append(b.wrk(nginx_url, connections, per_round, cpu_of=b.children(nginx.pid)))
+            static_rows.append((connections, ours, theirs))
+
         loaded_rss = b.rss_kib(gateway.pid)
         held = hold_idle_connections(admin_port, 10_000)
         time.sleep(0.5)
@@ -93,17 +137,14 @@ def main() -> int:
     finally:
         gateway_status = gateway.stop()
         nginx.stop()
+        for path in site.iterdir():
+            path.unlink()
+        site.rmdir()
 
     print(f"# HTTP core vs nginx `return 200` ({rounds} alternating rounds of {per_round}s per server, "
           "wrk -t1, loopback, 2 cores)")
     print()
-    print("| connections | gateway rps | p50 ms | p99 ms | CPU µs/req | nginx rps | p50 ms | p99 ms | CPU µs/req | ratio |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for connections, ours, theirs in rows:
-        mine, nginx_median = b.median_round(ours), b.median_round(theirs)
-        print(f"| {connections} | {mine['rps']:.0f} | {mine['p50']:.2f} | {mine['p99']:.2f} | {b.micros(mine['cpu_us'])} "
-              f"| {nginx_median['rps']:.0f} | {nginx_median['p50']:.2f} | {nginx_median['p99']:.2f} "
-              f"| {b.micros(nginx_median['cpu_us'])} | {statistics.median(ratios(ours, theirs)):.2f} |")
+    print_table(rows)
     print()
     print("Each column is the median over the rounds; ratio is the median of the rounds' ratios "
           "(gateway requests/s over nginx's in the round that followed). CPU µs/req: user + system CPU of the "
@@ -112,7 +153,14 @@ def main() -> int:
     for connections, ours, theirs in rows:
         listed = ", ".join(f"{ratio:.2f}" for ratio in ratios(ours, theirs))
         print(f"- ratio by round, {connections} connections: {listed}")
-    for connections, ours, theirs in rows:
+    print()
+    print(f"**Static file ({STATIC_BYTES // 1024} KiB) from the gateway vs nginx serving the same file, same run**")
+    print()
+    print_table(static_rows)
+    for connections, ours, theirs in static_rows:
+        listed = ", ".join(f"{ratio:.2f}" for ratio in ratios(ours, theirs))
+        print(f"- static ratio by round, {connections} connections: {listed}")
+    for connections, ours, theirs in rows + static_rows:
         for name, results in (("gateway", ours), ("nginx", theirs)):
             for result in results:
                 if result["non2xx"] or result["socket_errors"]:
