@@ -10,14 +10,16 @@ prompt; the magic link's landing page; the sign-in on the identity
 provider's pages and its sign-out; the rate-limit countdown with the
 simulator throttling; the sessions list, signing out another device and
 everywhere; logout; a keyboard-only sign-in; every input's label and
-autocomplete token; the layout at 360 px; no console error. A screenshot of
-each main screen is saved in the temporary directory the run names.
+autocomplete token; the layout at 360 px; no console error, with the pages
+under a Content-Security-Policy without inline script or style (checked on
+the answer); the gateway's Cache-Control on /bff/. A screenshot of each main
+screen is saved in the temporary directory the run names.
 
 With --tls, the same flows run over https://localhost:PORT through
 Deploy/nginx/modgud-bff.conf (only its site-specific lines rewritten) with a
 certificate made for the run, which chromium trusts by its key alone
-(--ignore-certificate-errors-spki-list); the headers nginx and the gateway
-set are checked on the real answers. --screenshots DIR copies the main
+(--ignore-certificate-errors-spki-list); the headers that file and the
+gateway set are checked on the real answers, and HTTP/2. --screenshots DIR copies the main
 screens there as well (Docs/screenshots).
 
 Usage: python3 Tests/Browser/demo_test.py [--tls] [--screenshots DIR] [binary directory, default .build/debug]
@@ -75,8 +77,7 @@ def with_browser(stack: Stack, run) -> None:
         args.append(f"--ignore-certificate-errors-spki-list={stack.spki}")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=args)
-        if stack.tls:
-            run_headers(stack, browser)
+        run_headers(stack, browser)
         run(browser)
         browser.close()
 
