@@ -1,111 +1,13 @@
 """The demo app's flows, driven as a person would: labels, buttons and keys,
 never the app's internals. Each flow takes the running Stack and a browser;
 `check` records failures (browserlib)."""
-import json
 import re
 import time
-import urllib.request
 from pathlib import Path
 
-from browserlib import check, get_json, post_json, totp
+from browserlib import check, post_json, totp
+from demo_page import ADA, GRACE, PASSWORD, TOTP_SECRET, Demo, sim_config
 from demostack import PAGE_HEADERS
-
-GRACE = "grace@example.com"    # the simulator's user with a second factor (TOTP)
-ADA = "ada@example.com"        # one without
-TOTP_SECRET = "JBSWY3DPEHPK3PXP"
-PASSWORD = "simulator"         # the simulator's sign-in page password for both
-
-# Chromium reports every answer other than 2xx in the console; these are the app's expected
-# ones (401 without a session, 400 mfa_required or a wrong code, 429 throttled).
-EXPECTED_STATUS = re.compile(r"^Failed to load resource: the server responded with a status of (400|401|429) ")
-
-
-class Demo:
-    """One browser context on the demo, with its console watched and its screens saved."""
-
-    def __init__(self, stack, browser, shots: Path, *, width: int = 1024, authenticator: bool = False):
-        self.stack = stack
-        self.shots = shots
-        self.context = browser.new_context(viewport={"width": width, "height": 800})
-        self.page = self.context.new_page()
-        self.console: list[str] = []
-        # The app's console only: the simulator's pages (the code flow) are not the demo's.
-        self.page.on("console", lambda m: m.type == "error" and not EXPECTED_STATUS.match(m.text)
-                     and self.page.url.startswith(stack.origin) and self.console.append(m.text))
-        self.page.on("pageerror", lambda e: self.console.append(f"uncaught: {e}"))
-        if authenticator:
-            self.cdp = self.context.new_cdp_session(self.page)
-            self.cdp.send("WebAuthn.enable")
-            self.authenticator = self.cdp.send("WebAuthn.addVirtualAuthenticator", {"options": {
-                "protocol": "ctap2", "transport": "internal", "hasResidentKey": True,
-                "hasUserVerification": True, "isUserVerified": True, "automaticPresenceSimulation": True}})["authenticatorId"]
-
-    def presence(self, on: bool):
-        """Whether the virtual authenticator answers by itself (off: as a person who has not
-        picked the passkey yet, so the autofill request stays open)."""
-        self.cdp.send("WebAuthn.setAutomaticPresenceSimulation", {"authenticatorId": self.authenticator, "enabled": on})
-
-    def open(self, path: str = "/"):
-        self.page.goto(self.stack.origin + path)
-        self.page.wait_for_selector("#loading", state="hidden")
-
-    def screen(self) -> str:
-        """The id of the screen shown."""
-        return self.page.evaluate("[...document.querySelectorAll('main > section')].find(s => !s.hidden)?.id")
-
-    def wait_until(self, script: str, timeout: float = 10.0):
-        """Polls `script` (an expression) until it is true; page.wait_for_function would
-        need 'unsafe-eval', which the pages' CSP does not allow."""
-        deadline = time.monotonic() + timeout
-        while not self.page.evaluate(script):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"not true within {timeout} s: {script}")
-            time.sleep(0.05)
-
-    def wait_screen(self, name: str, timeout: float = 10_000):
-        self.page.wait_for_selector(f"#{name}:not([hidden])", timeout=timeout)
-
-    def focused(self) -> str:
-        return self.page.evaluate("document.activeElement?.id ?? ''")
-
-    def alert(self) -> str:
-        return self.page.evaluate("document.getElementById('alert').hidden ? '' : document.getElementById('alert').textContent")
-
-    def status(self) -> str:
-        return self.page.text_content("#status") or ""
-
-    def shot(self, name: str):
-        self.page.screenshot(path=str(self.shots / f"{name}.png"), full_page=True)
-
-    def user_status(self) -> int:
-        return self.page.evaluate("fetch('/bff/user', {headers: {'X-CSRF': '1'}}).then(r => r.status)")
-
-    def mail(self, email: str) -> dict:
-        return get_json(f"{self.stack.sim}/dev/mailbox?email={email}&limit=1")[0]
-
-    def sign_in_with_code(self, email: str, second_factor: bool = False, names: tuple[str, str] | None = None):
-        page = self.page
-        page.get_by_label("E-mail address").fill(email)
-        if names:
-            page.get_by_label("First name").fill(names[0])
-            page.get_by_label("Last name").fill(names[1])
-        page.get_by_role("button", name="E-mail me a code").click()
-        self.wait_screen("code")
-        page.get_by_label("Code from the e-mail").fill(self.mail(email)["code"])
-        page.get_by_role("button", name="Sign in", exact=True).click()
-        if second_factor:
-            self.wait_screen("mfa")
-            page.get_by_label("Authenticator code").fill(totp(TOTP_SECRET))
-            page.get_by_role("button", name="Continue", exact=True).click()
-        self.wait_screen("account")
-
-    def finish(self, what: str):
-        check(self.console == [], f"{what}: no console error", self.console)
-        self.context.close()
-
-
-def sim_config(stack, patch: dict):
-    post_json(f"{stack.sim}/dev/config", patch)
 
 
 def run_code_and_passkeys(stack, browser, shots: Path) -> None:
@@ -363,7 +265,24 @@ def run_narrow(stack, browser, shots: Path) -> None:
     wide = lambda: page.evaluate("document.documentElement.scrollWidth")
     check(wide() <= 360, "360 px: the sign-in screen fits", wide())
     demo.shot("narrow-signin")
-    demo.sign_in_with_code(GRACE, second_factor=True)
+    # The second factor on the identity provider's page this time (mfaBrowserMethods).
+    page.get_by_label("E-mail address").fill(GRACE)
+    page.get_by_role("button", name="E-mail me a code").click()
+    demo.wait_screen("code")
+    page.get_by_label("Code from the e-mail").fill(demo.mail(GRACE)["code"])
+    page.get_by_role("button", name="Sign in", exact=True).click()
+    demo.wait_screen("mfa")
+    page.get_by_role("button", name="Continue on the identity provider's page").click()
+    page.wait_for_url(f"{stack.sim}/connect/authorize**")
+    # The simulator's page has the person sign in there again, then asks for the second factor.
+    page.get_by_label("E-mail address").fill(GRACE)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.click("button[type=submit]")
+    page.fill("#totp_code", totp(TOTP_SECRET))
+    page.click("button[type=submit]")
+    page.wait_for_url(stack.origin + "/")
+    demo.wait_screen("account")
+    check(GRACE in page.text_content("#user-card"), "the second factor given on the identity provider's page: signed in")
     page.wait_for_selector("#session-list li")
     check(wide() <= 360, "360 px: the account screen fits", wide())
     demo.shot("narrow-account")
@@ -433,3 +352,37 @@ def run_headers(stack, browser) -> None:
         protocol = page.evaluate("performance.getEntriesByType('navigation')[0].nextHopProtocol")
         check(protocol == "h2", "HTTP/2 over TLS, as the shipped file listens", protocol)
     context.close()
+
+
+# Every error code of the gateway's front-end contract (and the sign-in error path's).
+ERROR_CODES = {
+    400: ["mfa_required", "invalid_grant", "invalid_request"], 401: ["unauthenticated", "session_expired",
+    "insufficient_user_authentication"], 403: ["csrf_failed", "session_too_old", "app_request_invalid", "access_denied"],
+    404: ["not_found"], 408: ["request_timeout"], 410: ["expired_token"], 429: ["rate_limited", "too_many_requests"],
+    502: ["upstream_error"], 503: ["store_unavailable", "upstream_unavailable"], 504: ["upstream_timeout"],
+    0: ["network_error"],
+}
+CALLBACK_CODES = ["access_denied", "login_required", "consent_required", "interaction_required", "invalid_state",
+                  "invalid_response", "invalid_request", "server_error"]
+
+
+def run_messages(stack, browser, shots: Path) -> None:
+    """The app's sentence for each error code: its own, never the generic one."""
+    demo = Demo(stack, browser, shots)
+    demo.open()
+    said = demo.page.evaluate("""async ([codes, callbacks]) => {
+        const { describe, describeCallback } = await import('/messages.js');
+        const { BffError } = await import('/bff.js');
+        const out = {};
+        for (const [status, list] of Object.entries(codes))
+            for (const code of list) out[code + ' ' + status] = describe(new BffError(+status, { error: code }));
+        for (const code of callbacks) out['?error=' + code] = describeCallback(code);
+        out['a problem'] = describe(new BffError(400, { title: 'NativeGrants.Disabled', detail: 'Native grants are off.' }));
+        out['a Modgud sentence'] = describe(new BffError(400, { error: 'Firstname is required.' }));
+        return out;
+    }""", [ERROR_CODES, CALLBACK_CODES])
+    generic = [k for k, v in said.items() if not v or v.startswith("Something went wrong")]
+    check(len(said) == 30 and generic == [], "a message of its own for every error code", generic or said)
+    check("not available" in said["a problem"] and said["a Modgud sentence"] == "Firstname is required.",
+          "…Modgud's problem and its plain sentence shown as such", said)
+    demo.finish("messages")

@@ -35,7 +35,7 @@ from playwright.sync_api import sync_playwright
 
 from browserlib import check, failures
 from demo_flows import (REGISTRATION_REALM, run_code_and_passkeys, run_code_flow, run_headers, run_keyboard,
-                        run_magic_link, run_narrow, run_rate_limit, run_registration, run_sessions)
+                        run_magic_link, run_messages, run_narrow, run_rate_limit, run_registration, run_sessions)
 from demostack import ROOT, Stack
 
 
@@ -53,7 +53,7 @@ def main(argv: list[str]) -> int:
         shots = stack.work / "screenshots"
         shots.mkdir()
         flows = [run_code_and_passkeys, run_magic_link, run_code_flow, run_rate_limit, run_sessions, run_keyboard,
-                 run_narrow]
+                 run_narrow, run_messages]
         with_browser(stack, lambda browser: [flow(stack, browser, shots) for flow in flows])
         with Stack(binaries, tls=tls, sim_config=REGISTRATION_REALM) as second:
             with_browser(second, lambda browser: run_registration(second, browser, shots))
