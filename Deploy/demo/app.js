@@ -1,5 +1,5 @@
 // The demo front end of modgud-bff: every sign-in method the gateway offers, the account with its
-// passkeys and sessions, and sign-out; all through bff.js (Docs/frontend.md, Docs/demo.md).
+// passkeys and sessions, and sign-out; all through bff.js (Docs/demo.md, Docs/frontend.md).
 import { createBff } from './bff.js';
 import { $, alertText, clear, run, say, show } from './ui.js';
 import { describe, describeCallback } from './messages.js';
