@@ -29,7 +29,7 @@ export async function listPasskeys(bff) {
   const passkeys = await run($('passkeys'), () => bff.passkeys());
   if (!passkeys) return;
   const list = $('passkey-list');
-  list.replaceChildren(...passkeys.map((p, i) => {
+  list.replaceChildren(...passkeys.map((/** @type {any} */ p, /** @type {number} */ i) => {
     const label = p.DisplayName || `Passkey ${i + 1}`;
     const remove = button(`Remove`, `Remove ${label}`, 'danger', async () => {
       const done = await run($('passkeys'), () => bff.removePasskey(p.Id).then(() => true));
@@ -60,7 +60,7 @@ const methods = /** @type {Record<string, string>} */ ({
 export async function listSessions(bff) {
   const sessions = await run($('sessions'), () => bff.sessions());
   if (!sessions) return;
-  $('session-list').replaceChildren(...sessions.map((s) => {
+  $('session-list').replaceChildren(...sessions.map((/** @type {any} */ s) => {
     const device = s.device || 'Unknown browser';
     const detail = `${s.current ? 'This device. ' : ''}Signed in by ${methods[s.method] ?? 'another way'}`
       + ` ${when(s.createdAt)} from ${s.address || 'an unknown address'}; last seen ${when(s.lastSeenAt)}.`;

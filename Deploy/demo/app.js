@@ -17,9 +17,12 @@ bff.on('signedout', (error) => {
   signInScreen();
   alertText(describe(error));
 });
-bff.on('stepup', () => $('stepup').showModal());
+bff.on('stepup', () => $('stepup').open || $('stepup').showModal());
 
-/** Signed in: the account screen. @param {any} me */
+/**
+ * Signed in: the account screen.
+ * @param {any} me { user, session }
+ */
 async function signedIn(me) {
   bff.cancelPasskey();
   clear();
@@ -39,7 +42,11 @@ function autofill() {
   });
 }
 
-/** mfa_required: the second-factor prompt. @param {any} error @returns {boolean} */
+/**
+ * mfa_required: the second-factor prompt.
+ * @param {any} error
+ * @returns {boolean} true when it was that
+ */
 function needsSecondFactor(error) {
   if (error?.code !== 'mfa_required') return false;
   $('mfa-browser').hidden = !(error.body?.mfaBrowserMethods?.length && features.codeFlow);
@@ -119,7 +126,7 @@ async function landOnMagicLink() {
 }
 
 function wire() {
-  $('email-form').addEventListener('submit', (event) => {
+  $('email-form').addEventListener('submit', (/** @type {Event} */ event) => {
     event.preventDefault();
     methods.emailCode ? sendCode() : sendLink();
   });
@@ -135,7 +142,7 @@ function wire() {
     const hint = $('email').value.trim();
     bff.login({ returnUrl: '/', ...(hint ? { loginHint: hint } : {}) });
   });
-  $('code-form').addEventListener('submit', async (event) => {
+  $('code-form').addEventListener('submit', async (/** @type {Event} */ event) => {
     event.preventDefault();
     const code = $('otp').value.trim();
     if (!/^\d{4,8}$/.test(code)) {
@@ -150,7 +157,7 @@ function wire() {
     const sent = await run($('code'), () => bff.requestCode(email));
     if (sent) say(`We sent a new code to ${email}.`);
   });
-  $('mfa-form').addEventListener('submit', async (event) => {
+  $('mfa-form').addEventListener('submit', async (/** @type {Event} */ event) => {
     event.preventDefault();
     const me = await run($('mfa'), () => bff.mfa($('totp').value.trim()));
     if (me) await signedIn(me);
@@ -169,13 +176,18 @@ function wire() {
 
 /** @param {boolean} everywhere */
 async function signOut(everywhere) {
+  /** @type {any} */
   const answer = await run($('account'), () => bff.logout({ everywhere }).then((a) => a ?? {}));
   if (!answer || answer.endSessionUrl) return; // the browser is on its way to the identity provider
   signInScreen();
   say(everywhere ? 'You are signed out on every device.' : 'You are signed out.');
 }
 
-/** Shows the sign-in methods that both the gateway and the identity provider offer. */
+/**
+ * Shows the sign-in methods that both the gateway and the identity provider offer.
+ * @param {any} capabilities /bff/capabilities
+ * @param {any} info /bff/app-info (Modgud's), or null
+ */
 function offer(capabilities, info) {
   const signIn = capabilities.signIn ?? {};
   const realm = info?.SignIn ?? {};
@@ -187,7 +199,9 @@ function offer(capabilities, info) {
     register: !!signIn.register
   };
   features = { ...capabilities.features, codeFlow: methods.codeFlow };
-  for (const b of document.querySelectorAll('[data-method]')) b.hidden = !methods[b.dataset.method];
+  for (const b of /** @type {NodeListOf<HTMLButtonElement>} */ (document.querySelectorAll('button[data-method]'))) {
+    b.hidden = !methods[b.dataset.method ?? ''];
+  }
   const fields = info?.RegistrationFields ?? {};
   const registration = (info?.SelfRegistration ?? signIn.selfRegistration ?? 'Off') !== 'Off';
   const first = fields.Firstname ?? 'Off';

@@ -17,13 +17,19 @@ export function show(name, focus) {
   target?.focus();
 }
 
-/** Announces a message in the live region (and clears the alert). @param {string} text */
+/**
+ * Announces a message in the live region (and clears the alert).
+ * @param {string} text
+ */
 export function say(text) {
   $('alert').hidden = true;
   $('status').textContent = text;
 }
 
-/** Shows an error in the alert region. @param {string} text */
+/**
+ * Shows an error in the alert region.
+ * @param {string} text
+ */
 export function alertText(text) {
   $('status').textContent = '';
   $('alert').textContent = text;
@@ -55,7 +61,7 @@ export async function run(scope, action, handled = () => false) {
   let limited = false;
   try {
     return await action();
-  } catch (error) {
+  } catch (/** @type {any} */ error) {
     if (handled(error)) return undefined;
     if (error?.status === 429) {
       limited = true;
@@ -80,5 +86,8 @@ async function countDown(seconds, buttons) {
   if (mine === countdown) say('You can try again now.');
 }
 
-/** A date and time in the reader's locale. @param {string | undefined} iso */
+/**
+ * A date and time in the reader's locale.
+ * @param {string | undefined} iso
+ */
 export const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
