@@ -165,12 +165,12 @@ def run_code_flow(stack, browser, shots: Path) -> None:
 
 
 def run_rate_limit(stack, browser, shots: Path) -> None:
-    """The simulator throttles e-mail codes to one per address per 3 s: the countdown."""
+    """The simulator throttles e-mail codes to one per address per 5 s: the countdown."""
     demo = Demo(stack, browser, shots)
     page = demo.page
     demo.open()
     sim_config(stack, {"rateLimitMode": "enforce", "rateLimits": {"policies": {"native-otp": {
-        "source": None, "target": {"limit": 1, "windowSeconds": 3}, "client": None, "app": None}}}})
+        "source": None, "target": {"limit": 1, "windowSeconds": 5}, "client": None, "app": None}}}})
     try:
         email = "throttled@example.com"
         page.get_by_label("E-mail address").fill(email)
@@ -180,14 +180,14 @@ def run_rate_limit(stack, browser, shots: Path) -> None:
         page.wait_for_selector("#alert:not([hidden])")
         first = demo.alert()
         seconds = re.search(r"Try again in (\d+) s\.", first)
-        check(seconds is not None and 1 <= int(seconds.group(1)) <= 3, "429: the countdown from Retry-After", first)
+        check(seconds is not None and 1 <= int(seconds.group(1)) <= 5, "429: the countdown from Retry-After", first)
         disabled = page.evaluate("[...document.querySelectorAll('#code button')].every(b => b.disabled)")
         check(disabled, "…with the buttons disabled meanwhile")
         demo.shot("rate-limited")
         if seconds and int(seconds.group(1)) > 1:
             demo.wait_until(f"!document.getElementById('alert').textContent.includes('in {seconds.group(1)} s')")
             check(re.search(r"Try again in \d+ s\.", demo.alert()) is not None, "…counting down", demo.alert())
-        demo.wait_until("document.getElementById('status').textContent.includes('try again now')", timeout=6)
+        demo.wait_until("document.getElementById('status').textContent.includes('try again now')", timeout=8)
         enabled = page.evaluate("[...document.querySelectorAll('#code button')].every(b => !b.disabled)")
         check(enabled, "…and the buttons enabled again when it ends")
         page.get_by_role("button", name="Send a new code").click()
