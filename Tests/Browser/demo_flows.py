@@ -126,8 +126,11 @@ def run_magic_link(stack, browser, shots: Path) -> None:
     demo.shot("link-sent")
     mail = demo.mail(ADA)
     check(mail["kind"] == "magic-link" and "/magic-login?" in mail["link"], "the simulator mailed a link", mail["kind"])
-    # The simulator's link points at its own host; the landing page is the demo's.
+    # With --static the simulator mails links to the demo's landing page, as in
+    # Deploy/local/run; otherwise they name its own host, and the query goes there.
     query = mail["link"].split("?", 1)[1]
+    if stack.static:
+        check(mail["link"] == f"{stack.origin}/magic-login?{query}", "…to the demo's landing page", mail["link"])
     page.goto(f"{stack.origin}/magic-login?{query}")
     demo.wait_screen("account")
     check(ADA in page.text_content("#user-card"), "the landing page redeemed the link: signed in")
@@ -332,6 +335,14 @@ def run_headers(stack, browser) -> None:
     check(answer.status == 200 and headers.get("x-content-type-options") == "nosniff", "the page: nosniff", headers)
     if stack.tls:
         check(headers.get("cache-control") == "no-cache", "…Cache-Control no-cache from the shipped file", headers)
+    elif stack.static:
+        csp = headers.get("content-security-policy", "")
+        check("script-src 'self'" in csp and "unsafe-inline" not in csp and "frame-ancestors 'none'" in csp,
+              "…the gateway's CSP: no inline script, no framing", headers)
+        check(headers.get("referrer-policy") == "no-referrer" and headers.get("cache-control") == "no-cache"
+              and "publickey-credentials-create=(self)" in headers.get("permissions-policy", "")
+              and headers.get("cross-origin-opener-policy") == "same-origin",
+              "…the gateway's other page headers: no referrer, no-cache HTML, passkeys allowed, COOP", headers)
     else:
         wanted = {name.lower(): value for name, value in PAGE_HEADERS.items()}
         check({k: headers.get(k) for k in wanted} == wanted, "…the CSP (no inline script) and the other page headers",
@@ -345,7 +356,7 @@ def run_headers(stack, browser) -> None:
           and "javascript" in script["headers"].get("content-type", ""), "app.js: a script type, nosniff", script)
     user = page.evaluate(fetched, ["/bff/user", True])
     check(user["status"] == 401 and "no-store" in user["headers"].get("cache-control", ""),
-          "/bff/user through nginx: 401, Cache-Control no-store", user)
+          "/bff/user: 401, Cache-Control no-store", user)
     if stack.tls:
         check("nginx/" not in headers.get("server", ""), "nginx's version hidden (server_tokens off)",
               headers.get("server"))

@@ -19,10 +19,12 @@ With --tls, the same flows run over https://localhost:PORT through
 Deploy/nginx/modgud-bff.conf (only its site-specific lines rewritten) with a
 certificate made for the run, which chromium trusts by its key alone
 (--ignore-certificate-errors-spki-list); the headers that file and the
-gateway set are checked on the real answers, and HTTP/2. --screenshots DIR copies the main
-screens there as well (Docs/screenshots).
+gateway set are checked on the real answers, and HTTP/2. With --static, no
+nginx: the gateway serves the app itself from BFF_STATIC_ROOT, as
+Deploy/local/run does, and the page headers checked are the gateway's own.
+--screenshots DIR copies the main screens there as well (Docs/screenshots).
 
-Usage: python3 Tests/Browser/demo_test.py [--tls] [--screenshots DIR] [binary directory, default .build/debug]
+Usage: python3 Tests/Browser/demo_test.py [--tls | --static] [--screenshots DIR] [binary directory, default .build/debug]
 Needs: chromium (apt), playwright (PyPI), nginx, redis-server, openssl.
 Exit status 1 on any failed check.
 """
@@ -40,8 +42,8 @@ from demostack import ROOT, Stack
 
 
 def main(argv: list[str]) -> int:
-    tls = "--tls" in argv
-    argv = [a for a in argv if a != "--tls"]
+    tls, static = "--tls" in argv, "--static" in argv
+    argv = [a for a in argv if a not in ("--tls", "--static")]
     publish = None
     if "--screenshots" in argv:
         i = argv.index("--screenshots")
@@ -49,13 +51,13 @@ def main(argv: list[str]) -> int:
         del argv[i:i + 2]
     binaries = (Path(argv[0]) if argv else ROOT / ".build" / "debug").resolve()
     started = time.monotonic()
-    with Stack(binaries, tls=tls) as stack:
+    with Stack(binaries, tls=tls, static=static) as stack:
         shots = stack.work / "screenshots"
         shots.mkdir()
         flows = [run_code_and_passkeys, run_magic_link, run_code_flow, run_rate_limit, run_sessions, run_keyboard,
                  run_narrow, run_messages]
         with_browser(stack, lambda browser: [flow(stack, browser, shots) for flow in flows])
-        with Stack(binaries, tls=tls, sim_config=REGISTRATION_REALM) as second:
+        with Stack(binaries, tls=tls, sim_config=REGISTRATION_REALM, static=static) as second:
             with_browser(second, lambda browser: run_registration(second, browser, shots))
         if publish:
             publish.mkdir(parents=True, exist_ok=True)

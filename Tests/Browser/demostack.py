@@ -36,9 +36,10 @@ PAGE_HEADERS = {
 class Stack:
     """Starts everything on enter, stops it on exit; `origin` is the front end's."""
 
-    def __init__(self, binaries: Path, tls: bool = False, sim_config: dict | None = None):
+    def __init__(self, binaries: Path, tls: bool = False, sim_config: dict | None = None, static: bool = False):
         self.binaries = binaries
         self.tls = tls
+        self.static = static   # the gateway serves Deploy/demo itself (BFF_STATIC_ROOT), no nginx
         self.sim_config = sim_config   # a POST /dev/config patch applied before the gateway starts
         self.work = Path(tempfile.mkdtemp(prefix="bff-demo-"))
         self.work.chmod(0o755)
@@ -80,13 +81,15 @@ class Stack:
             path.chmod(0o755 if path.is_dir() else 0o644)
         redis = self._spawn(["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "",
                              "--appendonly", "no", "--dir", str(self.work)], "redis")
-        sim = self._spawn([str(self.binaries / "modgud-sim"), "--listen", f"127.0.0.1:{self.sim_port}",
-                           "--jitter-ms", "0", "--rate-limits", "off", "--bff-origins", self.origin,
-                           "--log-level", "warning"], "sim")
+        sim_argv = [str(self.binaries / "modgud-sim"), "--listen", f"127.0.0.1:{self.sim_port}",
+                    "--jitter-ms", "0", "--rate-limits", "off", "--bff-origins", self.origin, "--log-level", "warning"]
+        if self.static:
+            sim_argv += ["--magic-link-page", f"{self.origin}/magic-login"]   # as Deploy/local/run
+        sim = self._spawn(sim_argv, "sim")
         wait_for_port(self.sim_port, sim, "modgud-sim")
         if self.sim_config:
             post_json(f"{self.sim}/dev/config", self.sim_config)
-        gateway = self._spawn([str(self.binaries / "modgud-bff")], "gateway", env={
+        env = {
             "PATH": "/usr/bin:/bin",
             "BFF_LISTEN": f"127.0.0.1:{self.gateway_port}",
             "BFF_ADMIN_LISTEN": f"127.0.0.1:{self.admin_port}",
@@ -96,7 +99,16 @@ class Stack:
             "BFF_CLIENT_SECRET": "bff-secret",
             "BFF_REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0",
             "BFF_TRUSTED_PROXIES": "127.0.0.2/32" if self.tls else "127.0.0.1/32",
-        })
+        }
+        if self.static:
+            # The browser talks to the gateway itself, which serves the demo as Deploy/local/run does.
+            env.update({"BFF_LISTEN": f"127.0.0.1:{self.front_port}", "BFF_STATIC_ROOT": str(DEMO),
+                        "BFF_TRUSTED_PROXIES": ""})
+            gateway = self._spawn([str(self.binaries / "modgud-bff")], "gateway", env=env)
+            for port, process, name in ((self.redis_port, redis, "redis-server"), (self.front_port, gateway, "modgud-bff")):
+                wait_for_port(port, process, name)
+            return
+        gateway = self._spawn([str(self.binaries / "modgud-bff")], "gateway", env=env)
         conf = self.work / "nginx.conf"
         conf.write_text(self._tls_conf(www) if self.tls else self._http_conf(www))
         nginx_binary = shutil.which("nginx") or "/usr/sbin/nginx"   # /usr/sbin is not on every PATH

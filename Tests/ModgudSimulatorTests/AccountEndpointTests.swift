@@ -132,6 +132,22 @@ struct AccountEndpointTests {
         }
     }
 
+    /// A front end that lands the link on its own origin (`--magic-link-page`).
+    @Test func theMailedLinkOpensTheConfiguredPage() async throws {
+        try await withSimulator({ $0.magicLinkPage = "http://localhost:8080/magic-login" }) { sim async throws in
+            _ = try await sim.postJSON("/api/account/magic-link/request", ["email": "ada@example.com"],
+                                       headers: SimHarness.gateway())
+            let mail = try await sim.latestMail("ada@example.com")
+            let token = try #require(mail["token"]?.stringValue)
+            #expect(mail["link"]?.stringValue == "http://localhost:8080/magic-login?userId=\(mail["userId"]?.stringValue ?? "")"
+                + "&token=\(FormURLEncoded.encode(token))")
+        }
+        var config = SimulatorConfig.forTesting()
+        #expect(config.apply(try JSON.parse(Array(#"{"magicLinkPage":"https://app.example/landing/"}"#.utf8))).isEmpty)
+        #expect(config.magicLinkPage == "https://app.example/landing")
+        #expect(!config.apply(try JSON.parse(Array(#"{"magicLinkPage":"ftp://x"}"#.utf8))).isEmpty)
+    }
+
     @Test(arguments: ["not json", "[1,2]", #"{"Email": 42}"#])
     func malformedBodiesAreRefused(body: String) async throws {
         try await withSimulator { sim async throws in

@@ -7,6 +7,7 @@ extension SimulatorConfig {
         var object: JSONObject = [
             "listen": .string(listen.description),
             "publicUrl": publicURL.map { .string($0) } ?? .null,
+            "magicLinkPage": magicLinkPage.map { .string($0) } ?? .null,
             "loops": .int(Int64(loops)),
             "dev": .bool(devEndpoints),
             "logLevel": .string(logLevel),

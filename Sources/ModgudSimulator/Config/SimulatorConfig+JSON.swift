@@ -22,6 +22,13 @@ extension SimulatorConfig {
                 if let url = Self.normalizePublicURL(text) { publicURL = url } else { problems.add("publicUrl must be an http(s) URL") }
             }
         }
+        if reader.has("magicLinkPage") {
+            if reader.isNull("magicLinkPage") { magicLinkPage = nil }
+            else if let text = reader.string("magicLinkPage", &problems) {
+                if let url = Self.normalizePublicURL(text) { magicLinkPage = url }
+                else { problems.add("magicLinkPage must be an http(s) URL") }
+            }
+        }
         reader.update(&loops, reader.int("loops", &problems, min: 1))
         reader.update(&devEndpoints, reader.bool("dev", &problems))
         reader.update(&logLevel, reader.string("logLevel", &problems))

@@ -104,6 +104,7 @@ extension SimulatorConfig {
 
       --listen HOST:PORT          listen address (SIM_LISTEN, default 127.0.0.1:5080)
       --public-url URL            issuer and base URL (SIM_PUBLIC_URL, default http://<listen>)
+      --magic-link-page URL       the page mailed magic links open (SIM_MAGIC_LINK_PAGE, default <issuer>/magic-login)
       --config FILE               JSON configuration file (SIM_CONFIG)
       --loops N                   event loops (SIM_LOOPS, default 2)
       --no-dev                    switch the /dev/* endpoints off (SIM_DEV=false)
@@ -130,7 +131,8 @@ extension SimulatorConfig {
 
     /// Flags that take a value, by the patch name they set.
     private static let valueFlags: [String: String] = [
-        "--listen": "listen", "--public-url": "publicUrl", "--loops": "loops", "--log-level": "logLevel",
+        "--listen": "listen", "--public-url": "publicUrl", "--magic-link-page": "magicLinkPage", "--loops": "loops",
+        "--log-level": "logLevel",
         "--jitter-ms": "jitterMs", "--access-token-lifetime": "accessTokenLifetimeSeconds",
         "--refresh-leeway": "refreshReuseLeewaySeconds", "--rate-limits": "rateLimitMode",
         "--native-grants": "nativeGrants", "--bff-secret": "+bffSecret", "--bff-origins": "+bffOrigins",
@@ -139,7 +141,8 @@ extension SimulatorConfig {
     ]
 
     private static let environmentVariables: [String: String] = [
-        "SIM_LISTEN": "listen", "SIM_PUBLIC_URL": "publicUrl", "SIM_LOOPS": "loops", "SIM_DEV": "dev",
+        "SIM_LISTEN": "listen", "SIM_PUBLIC_URL": "publicUrl", "SIM_MAGIC_LINK_PAGE": "magicLinkPage", "SIM_LOOPS": "loops",
+        "SIM_DEV": "dev",
         "SIM_LOG_LEVEL": "logLevel", "SIM_LOG_MAIL": "logMail", "SIM_JITTER_MS": "jitterMs",
         "SIM_ACCESS_TOKEN_LIFETIME": "accessTokenLifetimeSeconds", "SIM_REFRESH_LEEWAY": "refreshReuseLeewaySeconds",
         "SIM_RATE_LIMITS": "rateLimitMode", "SIM_NATIVE_GRANTS": "nativeGrants",

@@ -14,6 +14,10 @@ public struct SimulatorConfig: Sendable, Equatable {
     /// The issuer and base of every URL the simulator hands out, without a
     /// trailing slash. Nil: `http://` plus the bound address.
     public var publicURL: String?
+    /// The page a mailed magic link opens, without a query (Modgud mails
+    /// its realm's `/magic-login`; a deployment whose front end lands the
+    /// link on its own origin points it there). Nil: `<issuer>/magic-login`.
+    public var magicLinkPage: String? = nil
     /// Event loops (threads) serving HTTP.
     public var loops: Int
     /// Whether the `/dev/*` endpoints answer (off with `--no-dev`).

@@ -112,7 +112,8 @@ extension SimulatorCore {
               user.emailConfirmed || !user.hasPassword
         else { return }
         let token = state.identity.withLock { $0.issueMagicLink(forUser: user.id, settings: config.tokens, now: now) }
-        let link = "\(state.issuer)/magic-login?userId=\(user.id)&token=\(FormURLEncoded.encode(token))"
+        let page = config.magicLinkPage ?? state.issuer + "/magic-login"
+        let link = "\(page)?userId=\(user.id)&token=\(FormURLEncoded.encode(token))"
         state.deliver(MailMessage(seq: 0, to: user.email, kind: "magic-link", subject: "Your sign-in link", code: nil,
                                   link: link, userId: user.id, token: token, sentAt: now), logMail: config.logMail)
     }
