@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import Synchronization
 import TestSupport
@@ -36,8 +37,9 @@ struct EventLoopTests {
 
         // All eight ready while the loop is held up: its next wait brings them together.
         let held = await loop.submit { loop.yieldedPolls }
-        loop.execute { usleep(30_000) }
+        let gate = await Self.holdUp(loop)
         for counter in counters { counter.signal() }
+        gate.signal()
         try await Task.sleep(for: .milliseconds(80))
         #expect(counters.allSatisfy { $0.drained.load(ordering: .relaxed) == 1 })
         #expect(await loop.submit { loop.yieldedPolls } - held >= EventLoop.pollsBeforeSleeping)
@@ -60,13 +62,28 @@ struct EventLoopTests {
         }
         // Busy from a wait that brings eight events, the chain's first among them.
         let held = await loop.submit { loop.yieldedPolls }
-        loop.execute { usleep(30_000) }
+        let gate = await Self.holdUp(loop)
         for counter in counters { counter.signal() }
         chain.signal()
+        gate.signal()
         try await Task.sleep(for: .milliseconds(150))
         #expect(last.drained.load(ordering: .relaxed) == 1, "the chain ran to its end")
         let yielded = await loop.submit { loop.yieldedPolls } - held
         #expect(yielded == EventLoop.pollsBeforeSleeping, "no yield while the chain's next link waited; \(yielded) yields")
+    }
+
+    /// Holds `loop` up in a job until the returned semaphore is signalled
+    /// (and returns once it is in the job): what becomes readable
+    /// meanwhile comes in its next wait together, however long the test's
+    /// own thread is kept off the core in between.
+    static func holdUp(_ loop: EventLoop) async -> DispatchSemaphore {
+        let (entered, gate) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        loop.execute {
+            entered.signal()
+            gate.wait()
+        }
+        await blocking { entered.wait() }   // off the cooperative pool
+        return gate
     }
 
     /// A pipe whose handler, draining it, makes the next link's pipe readable.
