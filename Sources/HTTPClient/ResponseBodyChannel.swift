@@ -57,12 +57,15 @@ final class ResponseBodyChannel: Sendable {
                 return .refused
             }
             s.pieces.append(Array(bytes))
+            // Counted under the lock, as the reader's take is: counted
+            // outside, a take not yet subtracted would make the figure
+            // (and its peak) more than the buffer ever held.
+            stats.buffered(bytes.count)
             return .queued
         }
         switch fate {
         case .handed(let waiter): waiter.resume(returning: .success(Array(bytes)))
-        case .queued: stats.buffered(bytes.count)
-        case .dropped: break
+        case .queued, .dropped: break
         case .refused: return false
         }
         return true
@@ -113,11 +116,11 @@ final class ResponseBodyChannel: Sendable {
                 if let waiter { s.waiter = waiter }
                 return (nil, false)
             }
+            if case .success(let bytes?) = piece { stats.buffered(-bytes.count) }
             let wake = s.producerPaused && s.pieces.bytes < highWater / 4
             if wake { s.producerPaused = false }
             return (piece, wake)
         }
-        if case .success(let bytes?) = ready { stats.buffered(-bytes.count) }
         if wake { onDrained() }
         return ready
     }
@@ -125,15 +128,14 @@ final class ResponseBodyChannel: Sendable {
     /// The reader gave up: the buffer is dropped, a waiting read fails with
     /// `.cancelled`, and the transfer is cancelled if still running.
     func abandon() {
-        let (waiter, dropped, running) = state.withLock { s in
+        let (waiter, running) = state.withLock { s in
             let first = !s.consumerGone
             s.consumerGone = true
-            let dropped = s.pieces.bytes
+            if s.pieces.bytes > 0 { stats.buffered(-s.pieces.bytes) }
             s.pieces.removeAll()
             defer { s.waiter = nil }
-            return (s.waiter, dropped, first && s.outcome == nil)
+            return (s.waiter, first && s.outcome == nil)
         }
-        if dropped > 0 { stats.buffered(-dropped) }
         waiter?.resume(returning: .failure(.cancelled))
         if running { onAbandon() }
     }

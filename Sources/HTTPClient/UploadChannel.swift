@@ -42,11 +42,11 @@ final class UploadChannel: Sendable {
         let (accepted, wake) = state.withLock { s -> (Bool, Bool) in
             guard !s.closed else { return (false, false) }
             s.pieces.append(bytes)
+            stats.buffered(bytes.count)   // under the lock, as the read's take is
             defer { s.readerPaused = false }
             return (true, s.readerPaused)
         }
         guard accepted else { return false }
-        stats.buffered(bytes.count)
         if wake { onReadable() }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let wait = state.withLock { s in
@@ -90,14 +90,13 @@ final class UploadChannel: Sendable {
 
     /// The transfer ended: buffered bytes are dropped and the pump stops.
     func close() {
-        let (waiter, dropped) = state.withLock { s in
+        let waiter = state.withLock { s in
             s.closed = true
-            let dropped = s.pieces.bytes
+            if s.pieces.bytes > 0 { stats.buffered(-s.pieces.bytes) }
             s.pieces.removeAll()
             defer { s.spaceWaiter = nil }
-            return (s.spaceWaiter, dropped)
+            return s.spaceWaiter
         }
-        if dropped > 0 { stats.buffered(-dropped) }
         waiter?.resume()
     }
 
@@ -107,6 +106,7 @@ final class UploadChannel: Sendable {
     func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
         let (result, waiter) = state.withLock { s -> (ReadResult, CheckedContinuation<Void, Never>?) in
             let copied = s.pieces.take(into: buffer)
+            if copied > 0 { stats.buffered(-copied) }
             var waiter: CheckedContinuation<Void, Never>?
             if s.pieces.bytes < highWater / 2 {
                 waiter = s.spaceWaiter
@@ -118,7 +118,6 @@ final class UploadChannel: Sendable {
             s.readerPaused = true
             return (.pause, waiter)
         }
-        if case .bytes(let count) = result { stats.buffered(-count) }
         waiter?.resume()
         return result
     }
