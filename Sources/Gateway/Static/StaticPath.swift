@@ -98,10 +98,10 @@ struct StaticPath: Sendable, Hashable {
 
     /// Whether the path is under `/bff/` (or is `/bff`), in any case.
     private static func isOwn(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let own = Array("/bff".utf8)
-        guard bytes.count >= own.count else { return false }
-        for index in own.indices where bytes[index] | 0x20 != own[index] | 0x20 { return false }
-        return bytes.count == own.count || bytes[own.count] == UInt8(ascii: "/")
+        // Letters compared with their case bit set; no array made per request.
+        guard bytes.count >= 4, bytes[0] == UInt8(ascii: "/"), bytes[1] | 0x20 == UInt8(ascii: "b"),
+              bytes[2] | 0x20 == UInt8(ascii: "f"), bytes[3] | 0x20 == UInt8(ascii: "f") else { return false }
+        return bytes.count == 4 || bytes[4] == UInt8(ascii: "/")
     }
 
     /// One segment percent-decoded once, or nil when it is refused.
