@@ -1,3 +1,5 @@
+import HTTPCodec
+
 /// Where a request path points below the static root, or nothing: the
 /// path safety rules in one place (Docs/static-files.md).
 struct StaticPath: Sendable, Hashable {
@@ -112,7 +114,8 @@ struct StaticPath: Sendable, Hashable {
         while index < raw.count {
             var byte = raw[index]
             if byte == UInt8(ascii: "%") {
-                guard index + 2 < raw.count, let high = hexValue(raw[index + 1]), let low = hexValue(raw[index + 2]) else {
+                guard index + 2 < raw.count, let high = FormURLEncoded.hexValue(raw[index + 1]),
+                      let low = FormURLEncoded.hexValue(raw[index + 2]) else {
                     return nil
                 }
                 byte = high << 4 | low
@@ -126,14 +129,5 @@ struct StaticPath: Sendable, Hashable {
         }
         guard decoded.first != UInt8(ascii: ".") else { return nil }
         return String(validating: decoded, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
