@@ -42,7 +42,7 @@ let package = Package(
         // OpenSSL: randomness, hashes, HKDF, AES-GCM, signatures.
         .target(name: "Crypto", dependencies: ["COpenSSL", "Core"]),
         // Redis through hiredis's async API, driven by the event loops.
-        .target(name: "Redis", dependencies: ["CHiredis", "System", "Core"], swiftSettings: onCallersExecutor),
+        .target(name: "Redis", dependencies: ["CHiredis", "System", "Core", "Crypto"], swiftSettings: onCallersExecutor),
         // Upstream HTTP, driven by the event loops: its own HTTP/1.1 connections
         // for plain-http streams (the API proxy), libcurl's multi interface for the rest.
         .target(name: "HTTPClient", dependencies: ["CCurl", "System", "Core", "HTTPCodec"], swiftSettings: onCallersExecutor),

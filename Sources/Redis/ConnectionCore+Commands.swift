@@ -74,7 +74,7 @@ extension ConnectionCore {
 
     private func timeoutTimerFired() {
         timeoutTimer = nil
-        let context: HiredisContext
+        let context: RedisWire
         switch phase {
         case .connecting(let current), .ready(let current): context = current
         default: return

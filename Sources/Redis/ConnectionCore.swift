@@ -4,7 +4,7 @@ import System
 /// Told about a core's connection: the subscriber uses it to subscribe
 /// again after every reconnect.
 protocol ConnectionCoreObserver: AnyObject {
-    func coreDidBecomeReady(_ context: HiredisContext)
+    func coreDidBecomeReady(_ context: RedisWire)
     func coreDidLoseConnection()
     func core(didReceivePush value: RedisValue)
 }
@@ -19,12 +19,12 @@ protocol ConnectionCoreObserver: AnyObject {
 ///                 └─ waiting (back-off timer) ←─────────┘
 /// any ─close→ closed
 /// ```
-final class ConnectionCore: HiredisContextDelegate {
+final class ConnectionCore: RedisWireDelegate {
     enum Phase {
         case idle
         case resolving
-        case connecting(HiredisContext)
-        case ready(HiredisContext)
+        case connecting(RedisWire)
+        case ready(RedisWire)
         case waiting(timer: UInt64)
         case closed
     }
@@ -39,6 +39,10 @@ final class ConnectionCore: HiredisContextDelegate {
     private var handshakeRemaining = 0
     /// Why the current context is being dropped, when we drop it.
     private var dropReason: RedisConnectionFailure?
+    /// The address of the current (or last) wire, as an IP literal.
+    var target: RedisAddress?
+    /// The Sentinel monitor's registration of this core, while started.
+    var masterObserver: UInt64?
     /// Set when the observer refused a ready connection (its own set-up
     /// failed): the drop counts as a failed attempt, so the back-off grows
     /// instead of reconnecting at the shortest delay forever.
@@ -55,7 +59,7 @@ final class ConnectionCore: HiredisContextDelegate {
     }
 
     /// The context commands may be sent on, when ready.
-    var readyContext: HiredisContext? {
+    var readyContext: RedisWire? {
         if case .ready(let context) = phase { return context }
         return nil
     }
@@ -65,7 +69,7 @@ final class ConnectionCore: HiredisContextDelegate {
         return false
     }
 
-    var currentContext: HiredisContext? {
+    var currentContext: RedisWire? {
         switch phase {
         case .connecting(let context), .ready(let context): context
         default: nil
@@ -74,37 +78,55 @@ final class ConnectionCore: HiredisContextDelegate {
 
     func start() {
         guard case .idle = phase else { return }
+        if let monitor = configuration.sentinel {
+            let confined = LoopBound(self, loop: loop)
+            masterObserver = monitor.observe { address in confined.withValue { $0.masterMoved(to: address) } }
+        }
         connect()
     }
 
     // MARK: Connecting
 
+    /// Connects to the configured host, or, with Sentinel, to the master
+    /// the sentinels name.
     private func connect() {
-        let host = configuration.host
-        if host.lowercased() == "localhost" {
-            open("127.0.0.1")
-        } else if let address = IPAddress(host) {
-            open(address.description)
-        } else {
-            phase = .resolving
-            let confined = LoopBound(self, loop: loop)
-            NameResolver.resolve(host) { result in
-                confined.withValue { $0.didResolve(result.map(\.description).mapError { .resolve($0.description) }) }
+        guard let monitor = configuration.sentinel else { return resolveAndOpen(configuration.host, port: configuration.port) }
+        phase = .resolving
+        monitor.lookUp(on: loop) { [self] result in
+            guard case .resolving = phase else { return }
+            switch result {
+            case .success(let master): resolveAndOpen(master.host, port: master.port)
+            case .failure(let failure): attemptFailed(failure)
             }
         }
     }
 
-    private func didResolve(_ result: Result<String, RedisConnectionFailure>) {
+    private func resolveAndOpen(_ host: String, port: Int) {
+        if host.lowercased() == "localhost" {
+            open(.v4(0x7F00_0001), port: port, host: host)
+        } else if let address = IPAddress(host) {
+            open(address, port: port, host: host)
+        } else {
+            phase = .resolving
+            let confined = LoopBound(self, loop: loop)
+            NameResolver.resolve(host) { result in
+                confined.withValue { $0.didResolve(result.mapError { .resolve($0.description) }, port: port, host: host) }
+            }
+        }
+    }
+
+    private func didResolve(_ result: Result<IPAddress, RedisConnectionFailure>, port: Int, host: String) {
         guard case .resolving = phase else { return }
         switch result {
-        case .success(let address): open(address)
+        case .success(let address): open(address, port: port, host: host)
         case .failure(let failure): attemptFailed(failure)
         }
     }
 
-    private func open(_ address: String) {
-        let context: HiredisContext
-        switch HiredisContext.connect(address: address, port: configuration.port, loop: loop) {
+    private func open(_ address: IPAddress, port: Int, host: String) {
+        let context: RedisWire
+        target = RedisAddress(host: address.description, port: port)
+        switch RedisWire.connect(to: address, port: port, host: host, security: configuration.security, loop: loop) {
         case .failure(let failure):
             attemptFailed(failure)
             return
@@ -136,11 +158,12 @@ final class ConnectionCore: HiredisContextDelegate {
         if configuration.database != 0 {
             steps.append((.select, [Array("SELECT".utf8), Array(String(configuration.database).utf8)]))
         }
+        if configuration.sentinel != nil { steps.append((.role, [Array("ROLE".utf8)])) }
         if steps.isEmpty { steps.append((.ping, [Array("PING".utf8)])) }
         return steps
     }
 
-    func context(_ context: HiredisContext, handshake step: HandshakeStep, didReply result: Result<RedisValue, RedisError>) {
+    func wire(_ context: RedisWire, handshake step: HandshakeStep, didReply result: Result<RedisValue, RedisError>) {
         guard case .connecting(let current) = phase, current === context else { return }
         switch result {
         case .failure:
@@ -150,8 +173,11 @@ final class ConnectionCore: HiredisContextDelegate {
             switch step {
             case .auth: dropReason = .authentication(text)
             case .select: dropReason = .selectDatabase(text)
-            case .ping: dropReason = .handshake(text)
+            case .ping, .role: dropReason = .handshake(text)
             }
+            context.close()
+        case .success(let reply) where step == .role && reply.array?.first?.text != "master":
+            dropReason = .notMaster(reply.array?.first?.text ?? "unknown")
             context.close()
         case .success:
             handshakeRemaining -= 1
@@ -159,7 +185,7 @@ final class ConnectionCore: HiredisContextDelegate {
         }
     }
 
-    private func becomeReady(_ context: HiredisContext) {
+    private func becomeReady(_ context: RedisWire) {
         phase = .ready(context)
         // `failedAttempts` is reset when a ready connection drops, not here:
         // a connection its observer refuses right after the handshake keeps
@@ -171,7 +197,7 @@ final class ConnectionCore: HiredisContextDelegate {
 
     // MARK: Losing the connection
 
-    func contextDidClose(_ context: HiredisContext, error: String?) {
+    func wireDidClose(_ context: RedisWire, error: String?) {
         let wasReady: Bool
         switch phase {
         case .connecting(let current) where current === context: wasReady = false
@@ -220,11 +246,23 @@ final class ConnectionCore: HiredisContextDelegate {
 
     /// Drops the ready connection because the observer's own set-up on it
     /// failed (`reason` says which step): reconnects with a growing back-off.
-    func refuse(_ context: HiredisContext, because reason: RedisConnectionFailure) {
+    func refuse(_ context: RedisWire, because reason: RedisConnectionFailure) {
         guard readyContext === context else { return }
         dropReason = reason
         refusedByObserver = true
         context.close()
+    }
+
+    /// Drops a connection to a server that is no longer the master.
+    func dropForMasterChange(_ context: RedisWire, _ why: String) {
+        dropReason = .connectionLost(why)
+        context.close()
+    }
+
+    /// Ends a back-off wait early.
+    func reconnectNow() {
+        guard case .waiting = phase else { return }
+        connect()
     }
 
     /// Drops the current context because a command timed out: the oldest
@@ -245,6 +283,8 @@ final class ConnectionCore: HiredisContextDelegate {
         let previous = phase
         if case .closed = previous { return }
         phase = .closed
+        if let masterObserver { configuration.sentinel?.stopObserving(masterObserver) }
+        masterObserver = nil
         status.notReady(because: nil)
         cancelTimeoutTimer()
         switch previous {
@@ -255,7 +295,11 @@ final class ConnectionCore: HiredisContextDelegate {
         resumeReadyWaiters(false)
     }
 
-    func context(_ context: HiredisContext, didReceivePush value: RedisValue) {
+    func wireSawReadOnly(_ context: RedisWire) {
+        sawReadOnly(on: context)
+    }
+
+    func wire(_ context: RedisWire, didReceivePush value: RedisValue) {
         guard case .ready(let current) = phase, current === context else { return }
         observer?.core(didReceivePush: value)
     }

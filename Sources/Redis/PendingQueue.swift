@@ -5,7 +5,7 @@ enum Waiter {
     case single(command: [UInt8], CheckedContinuation<Result<RedisValue, RedisError>, Never>)
     /// One command of a pipelined batch.
     case batch(BatchCollector, index: Int)
-    /// `AUTH`, `SELECT` or `PING` while connecting.
+    /// `AUTH`, `SELECT`, `PING` or `ROLE` while connecting.
     case handshake(HandshakeStep)
     /// A command the loop-confined owner sends for itself (the tracking
     /// set-up); called on the loop thread with the reply or the failure.
@@ -14,13 +14,14 @@ enum Waiter {
 
 /// The connect-time commands, in the order they are sent.
 enum HandshakeStep: Sendable {
-    case auth, select, ping
+    case auth, select, ping, role
 
     var name: String {
         switch self {
         case .auth: "AUTH"
         case .select: "SELECT"
         case .ping: "PING"
+        case .role: "ROLE"
         }
     }
 }

@@ -81,6 +81,7 @@ enum Command {
     static let load = Array("LOAD".utf8)
     static let publish = Array("PUBLISH".utf8)
     static let ping = Array("PING".utf8)
+    static let wait = Array("WAIT".utf8)
     static let subscribe = Array("SUBSCRIBE".utf8)
     static let unsubscribe = Array("UNSUBSCRIBE".utf8)
 }

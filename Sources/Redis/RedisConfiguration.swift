@@ -18,6 +18,13 @@ public struct RedisConfiguration: Sendable {
     public var password: Secret?
     /// The logical database, `SELECT`ed on every connect when not 0.
     public var database: Int
+    /// With Sentinel: the master comes from the sentinels before every
+    /// connect (`host` and `port` are then unused), is confirmed with
+    /// `ROLE`, and connections move when the sentinels announce a failover.
+    public var sentinel: SentinelMonitor?
+    /// TLS, when set: every connection runs a TLS handshake after the TCP
+    /// connect and checks the server's certificate.
+    public var security: WireSecurity?
     /// How long a TCP connect plus the `AUTH`/`SELECT` handshake may take.
     public var connectTimeout: Duration
     /// How long a command may wait for its reply. A command past it fails
@@ -31,13 +38,15 @@ public struct RedisConfiguration: Sendable {
 
     /// Every setting with its default.
     public init(host: String = "127.0.0.1", port: Int = 6379, username: String? = nil, password: Secret? = nil,
-                database: Int = 0, connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500),
+                database: Int = 0, sentinel: SentinelMonitor? = nil, security: WireSecurity? = nil, connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500),
                 reconnectBackoff: ClosedRange<Duration> = .milliseconds(50) ... .seconds(2)) {
         self.host = host
         self.port = port
         self.username = username
         self.password = password
         self.database = database
+        self.security = security
+        self.sentinel = sentinel
         self.connectTimeout = connectTimeout
         self.commandTimeout = commandTimeout
         self.reconnectBackoff = reconnectBackoff

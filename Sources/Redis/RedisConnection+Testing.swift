@@ -3,8 +3,7 @@ import Synchronization
 // Hooks for the tests (`@testable import Redis`): they observe, never steer.
 
 extension RedisConnection {
-    /// A weak reference to the current hiredis context, to prove that it is
-    /// released (its `Unmanaged` retain balanced) once hiredis freed it.
+    /// Watches the current wire, to prove that it is released once closed.
     func contextProbe() async -> ContextProbe {
         await withCheckedContinuation { continuation in
             core.withValue { continuation.resume(returning: ContextProbe($0.currentContext)) }
@@ -21,12 +20,12 @@ extension RedisSubscriber {
 }
 
 /// Watches one context's lifetime. `isReleased` turns true once nothing
-/// (neither the core, the loop's handler table nor hiredis's retain) keeps
+/// (neither the core nor the loop's handler table) keeps
 /// the context alive.
 final class ContextProbe: Sendable {
     private let lifetime: ContextLifetime?
 
-    init(_ context: HiredisContext?) {
+    init(_ context: RedisWire?) {
         lifetime = context?.lifetime
     }
 

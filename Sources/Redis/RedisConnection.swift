@@ -1,11 +1,11 @@
 import Synchronization
 import System
 
-/// One connection to Redis, owned by one event loop: hiredis's async API
-/// driven by that loop's epoll set.
+/// One connection to Redis, owned by one event loop: a ``RedisWire`` (the
+/// project's own socket, plain or TLS) driven by that loop's epoll set.
 ///
 /// - Commands from many tasks share the connection: each is appended to
-///   hiredis's output buffer, everything issued in one loop round leaves in
+///   the wire's output buffer, everything issued in one loop round leaves in
 ///   one write, and replies are matched in order.
 /// - Not ready (connecting, backing off after a failure, closed): every
 ///   command fails at once with ``RedisError/unavailable``; nothing is
@@ -20,8 +20,9 @@ import System
 /// the command is written and the reply resumed on that thread, no hop.
 /// From elsewhere the command is queued onto the loop.
 ///
-/// hiredis writes with `write(2)`, so a server that has gone away raises
-/// `SIGPIPE`: the process must ignore it, as the gateway's `main` does.
+/// Plain writes use `send(MSG_NOSIGNAL)`; OpenSSL writes with `write(2)`,
+/// so over TLS a server that has gone away raises `SIGPIPE`: the process
+/// must ignore it, as the gateway's `main` does.
 public final class RedisConnection: Sendable {
     /// The loop that owns the connection.
     public let loop: EventLoop
@@ -102,7 +103,7 @@ public final class RedisConnection: Sendable {
     }
 
     /// Closes the connection and stops reconnecting; pending commands fail
-    /// with ``RedisError/connectionLost``. The socket and hiredis's context
+    /// with ``RedisError/connectionLost``. The socket and its wire
     /// are freed before this returns.
     public func close() async {
         closed.store(true, ordering: .releasing)

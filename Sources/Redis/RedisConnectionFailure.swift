@@ -5,8 +5,11 @@ import Synchronization
 public enum RedisConnectionFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The host name could not be resolved (the resolver's message).
     case resolve(String)
-    /// The TCP connect failed (hiredis's message, e.g. `Connection refused`).
+    /// The TCP connect failed (the system's reason, e.g. `Connection refused`).
     case connect(String)
+    /// The TLS settings could not be loaded, or the TLS handshake failed
+    /// (OpenSSL's reason or the certificate check's verdict).
+    case tls(String)
     /// TCP connect plus handshake took longer than `connectTimeout`.
     case connectTimedOut
     /// `AUTH` was refused (the server's error, e.g. `WRONGPASS …`).
@@ -16,6 +19,11 @@ public enum RedisConnectionFailure: Error, Sendable, Equatable, CustomStringConv
     /// The connect-time `PING` was refused (e.g. `NOAUTH` when the server
     /// wants a password and none is configured).
     case handshake(String)
+    /// No sentinel named the master (the last sentinel's problem).
+    case sentinel(String)
+    /// The server the sentinels named answered `ROLE` as a replica (a
+    /// failover under way), or a write found it read-only.
+    case notMaster(String)
     /// A ready connection was closed by the server or by an I/O error.
     case connectionLost(String)
     /// A command timed out, so the connection was dropped.
@@ -26,10 +34,13 @@ public enum RedisConnectionFailure: Error, Sendable, Equatable, CustomStringConv
         switch self {
         case .resolve(let text): "host name lookup failed: \(text)"
         case .connect(let text): "connect failed: \(text)"
+        case .tls(let text): "TLS failed: \(text)"
         case .connectTimedOut: "connect timed out"
         case .authentication(let text): "AUTH failed: \(text)"
         case .selectDatabase(let text): "SELECT failed: \(text)"
         case .handshake(let text): "handshake failed: \(text)"
+        case .sentinel(let text): "no master from the sentinels: \(text)"
+        case .notMaster(let role): "the server is not the master (role \(role))"
         case .connectionLost(let text): "connection lost: \(text)"
         case .commandTimedOut: "a command timed out; connection dropped"
         }

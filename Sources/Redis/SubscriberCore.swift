@@ -60,7 +60,7 @@ final class SubscriberCore: ConnectionCoreObserver {
 
     // MARK: ConnectionCoreObserver
 
-    func coreDidBecomeReady(_ context: HiredisContext) {
+    func coreDidBecomeReady(_ context: RedisWire) {
         guard !streams.isEmpty else { return }
         _ = context.issueSubscription(RESPCommand.encode([Command.subscribe] + Array(streams.keys)))
     }

@@ -55,7 +55,7 @@ final class TrackingCore: ConnectionCoreObserver {
 
     // MARK: Set-up
 
-    func coreDidBecomeReady(_ context: HiredisContext) {
+    func coreDidBecomeReady(_ context: RedisWire) {
         stopTracking()
         let sent = connection.send(RESPCommand.encode([Array("CLIENT".utf8), Array("ID".utf8)])) { [self] result in
             guard case .success(.integer(let id)) = result else { return refuse(context, "CLIENT ID", result) }
@@ -64,7 +64,7 @@ final class TrackingCore: ConnectionCoreObserver {
         if !sent { refuse(context, "CLIENT ID", nil) }
     }
 
-    private func enableTracking(redirectingTo id: Int, on context: HiredisContext) {
+    private func enableTracking(redirectingTo id: Int, on context: RedisWire) {
         let tracking = RESPCommand.encode([
             Array("CLIENT".utf8), Array("TRACKING".utf8), Array("ON".utf8), Array("REDIRECT".utf8), Array(String(id).utf8),
             Array("BCAST".utf8), Array("PREFIX".utf8), settings.keyPrefix,
@@ -81,7 +81,7 @@ final class TrackingCore: ConnectionCoreObserver {
     /// A set-up step failed or was refused (an old server, an ACL without
     /// `CLIENT`): drop the connection; it is made again with a growing
     /// back-off, and the status says which step failed.
-    private func refuse(_ context: HiredisContext, _ step: String, _ result: Result<RedisValue, RedisError>?) {
+    private func refuse(_ context: RedisWire, _ step: String, _ result: Result<RedisValue, RedisError>?) {
         var text = "\(step) was not accepted"
         if case .success(.error(let message)) = result { text += ": " + message }
         connection.refuse(context, because: .handshake(text))

@@ -22,13 +22,17 @@ public struct RedisSessionStore: SessionStore, SessionLockStore {
     let lockPrefix: [UInt8]
     let indexPrefix: [UInt8]
     let unixClock: any UnixClock
+    let durability: Durability?
 
     /// A store on `client`, writing keys under `keyPrefix`, reading "now"
     /// for absolute expiries and index scores from `unixClock`. A record
     /// cache goes in front of it as `CachingSessionStore`, with a
-    /// `RedisRecordCache`.
-    public init(client: RedisClient, keyPrefix: String = "bff:", unixClock: any UnixClock = SystemUnixClock()) {
+    /// `RedisRecordCache`. With `durability`, every record write waits for
+    /// replicas (see ``Durability``).
+    public init(client: RedisClient, keyPrefix: String = "bff:", unixClock: any UnixClock = SystemUnixClock(),
+                durability: Durability? = nil) {
         self.client = client
+        self.durability = durability
         recordPrefix = Array((keyPrefix + "s:").utf8)
         lockPrefix = Array((keyPrefix + "l:").utf8)
         indexPrefix = Array((keyPrefix + "u:").utf8)
@@ -51,7 +55,7 @@ public struct RedisSessionStore: SessionStore, SessionLockStore {
         let milliseconds = record.timeToLive(ttl, now: unixClock.unixMilliseconds())
         _ = try await run { () async throws(RedisError) in
             guard milliseconds > 0 else { return try await client.send([Array("DEL".utf8), redisKey]) }
-            return try await client.eval(SessionScripts.save, keys: [redisKey], arguments: [
+            return try await write(SessionScripts.save, key: redisKey, arguments: [
                 decimal(record.version), decimal(record.absoluteExpiry), record.bytes, decimal(milliseconds),
             ])
         }
@@ -100,7 +104,7 @@ public struct RedisSessionStore: SessionStore, SessionLockStore {
         let redisKey = recordPrefix + key.utf8
         let milliseconds = record.timeToLive(ttl, now: unixClock.unixMilliseconds())
         let reply = try await run { () async throws(RedisError) in
-            try await client.eval(SessionScripts.compareAndSet, keys: [redisKey], arguments: [
+            try await write(SessionScripts.compareAndSet, key: redisKey, arguments: [
                 decimal(expectedVersion), decimal(expectedVersion &+ 1), decimal(record.absoluteExpiry),
                 record.bytes, decimal(milliseconds),
             ])

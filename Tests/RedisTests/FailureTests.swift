@@ -97,7 +97,7 @@ struct FailureTests {
         }
     }
 
-    @Test("close() fails pending commands, frees the hiredis context and stops reconnecting")
+    @Test("close() fails pending commands, closes the socket and stops reconnecting")
     func close() async throws {
         try await withRedis(loops: 1) { (redis: RedisFixture) async throws in
             let connection = redis.client.connections[0]

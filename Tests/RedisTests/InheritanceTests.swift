@@ -5,9 +5,9 @@ import TestSupport
 
 @Suite("Connections and child processes")
 struct InheritanceTests {
-    /// hiredis opens its socket without close-on-exec; the client sets it,
-    /// so a process started meanwhile (the gateway starts none, its tests
-    /// do) cannot keep a closed connection open.
+    /// The client's sockets are close-on-exec, so a process started
+    /// meanwhile (the gateway starts none, its tests do) cannot keep a
+    /// closed connection open.
     @Test func aChildProcessDoesNotInheritTheConnection() async throws {
         try await withRedis(loops: 1) { redis in
             let client = redis.makeClient { _ in }

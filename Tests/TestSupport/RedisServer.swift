@@ -25,7 +25,7 @@ public final class RedisServer: Sendable {
     /// Starts a server and waits until it answers `PING`.
     ///
     /// Ignores `SIGPIPE` in the test process, as the gateway's `main` does
-    /// in the product: hiredis writes with `write(2)`, and a test that stops
+    /// in the product: OpenSSL writes with `write(2)`, and a test that stops
     /// the server would otherwise end the whole test run.
     public static func start(password: String? = nil, arguments: [String] = []) async throws -> RedisServer {
         _ = signal(SIGPIPE, SIG_IGN)

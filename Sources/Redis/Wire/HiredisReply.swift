@@ -38,3 +38,16 @@ extension RedisValue {
         return String(decoding: UnsafeRawBufferPointer(start: str, count: len), as: UTF8.self)
     }
 }
+
+extension RedisValue {
+    /// What a subscribed connection receives unasked: an array whose first
+    /// element names a pub/sub event (a message, or a (un)subscribe
+    /// confirmation, plain, pattern or sharded).
+    var isPush: Bool {
+        guard case .array(let items) = self, items.count >= 3, case .string(let kind) = items[0] else { return false }
+        return Self.pushKinds.contains(kind)
+    }
+
+    private static let pushKinds: Set<[UInt8]> = Set(["message", "subscribe", "unsubscribe", "pmessage", "psubscribe", "punsubscribe",
+                                                      "smessage", "ssubscribe", "sunsubscribe"].map { Array($0.utf8) })
+}

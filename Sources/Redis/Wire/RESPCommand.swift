@@ -1,15 +1,9 @@
-/// Encodes an argument list as a RESP array of bulk strings, the form
-/// `redisAsyncFormattedCommand` takes. Formatting here rather than through
-/// `redisAsyncCommandArgv` avoids holding a pointer to every argument at
-/// once; hiredis copies the bytes into its output buffer either way.
-///
-/// The result ends with a NUL byte that is not part of the command (pass
-/// `count - 1` as its length): hiredis scans the formatted command with
-/// `strchr` to find the command name and (for `SUBSCRIBE`) the channels,
-/// and would otherwise read past the end of the buffer.
+/// Encodes an argument list as a RESP array of bulk strings, the request
+/// form every Redis server reads (the bytes hiredis's
+/// `redisFormatCommandArgv` makes; see Docs/decisions/0008).
 enum RESPCommand {
     static func encode(_ arguments: [[UInt8]]) -> [UInt8] {
-        var size = 17
+        var size = 16
         for argument in arguments { size += argument.count + 16 }
         var out: [UInt8] = []
         out.reserveCapacity(size)
@@ -22,7 +16,6 @@ enum RESPCommand {
             out.append(0x0D)
             out.append(0x0A)
         }
-        out.append(0)
         return out
     }
 
