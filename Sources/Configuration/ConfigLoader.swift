@@ -18,7 +18,7 @@ public enum ConfigLoader {
         let modgudURL = reader.value(.modgudURL, HTTPURL.parse)
         let clientID = reader.value(.clientID) { Result<String, ValueProblem>.success($0) }
         let clientSecret = reader.value(.clientSecret) { Result<Secret, ValueProblem>.success(Secret($0)) }
-        let redis = reader.value(.redisURL, RedisEndpoint.parse)
+        let (redis, redisFiles) = readRedisSettings(&reader)
         let trustedProxies = reader.value(.trustedProxies, parseCIDRList)
         let allowedHTTPHosts = reader.value(.allowHTTPHosts, parseHostList)
         let routes = readRoutes(allowedHTTPHosts: allowedHTTPHosts, &reader)
@@ -69,6 +69,7 @@ public enum ConfigLoader {
             idleTimeout: .milliseconds(idleTimeout), writeTimeout: .milliseconds(writeTimeout),
             shutdownTimeout: .milliseconds(shutdownTimeout), logLevel: logLevel, accessLog: accessLog)
         config.allowedHTTPHosts = allowedHTTPHosts
+        redisFiles(&config)
         signIn(&config)
         limits(&config)
         codeFlow(&config)
@@ -85,9 +86,7 @@ public enum ConfigLoader {
         let forwarded = reader.choice(.forwardedHeader)
         let timeout = reader.integer(.modgudTimeout)
         // Read once here, so a typo fails `--check-config`, not every call to Modgud.
-        let caFile = reader.value(.modgudCAFile) { path -> Result<String, ValueProblem> in
-            Host.contents(of: path, limit: 16 << 20).map { _ in path }.mapError { ValueProblem("the file \(path) \($0.phrase)") }
-        }
+        let caFile = reader.value(.modgudCAFile, readableFile)
         let scopes = reader.value(.scopes) { text -> Result<String, ValueProblem> in
             text.split(separator: " ").isEmpty ? .failure(ValueProblem("must name at least one scope")) : .success(text)
         }

@@ -17,8 +17,15 @@ public struct GatewayConfig: Sendable {
     public var modgudURL: HTTPURL?
     /// BFF_CLIENT_ID and BFF_CLIENT_SECRET, both or neither.
     public var client: ClientCredentials?
-    /// BFF_REDIS_URL: the session store.
+    /// BFF_REDIS_URL with BFF_REDIS_MODE and the other BFF_REDIS_*
+    /// settings: the session store and how to reach it.
     public var redis: RedisEndpoint
+    /// BFF_REDIS_PASSWORD_FILE: where ``RedisEndpoint/password`` was read
+    /// from, for the summary; nil when it came from the URL or is unset.
+    public var redisPasswordFile: String?
+    /// BFF_REDIS_SENTINEL_PASSWORD_FILE: where
+    /// ``RedisEndpoint/sentinelPassword`` was read from, for the summary.
+    public var redisSentinelPasswordFile: String?
     /// BFF_TRUSTED_PROXIES: peers whose forwarding headers are believed.
     public var trustedProxies: [CIDR]
     /// BFF_ROUTES: API routes, in the order given.

@@ -1,116 +1,107 @@
 import Core
 
-/// Where the session store lives, read from
-/// `redis://[[user]:password@]host[:port][/db]`.
+/// Where the session store lives and how to reach it: BFF_REDIS_URL,
+/// `redis://` or `rediss://` (TLS)
+/// `[[user]:password@]host[:port][,host[:port]…][/db]`, with BFF_REDIS_MODE
+/// and the other BFF_REDIS_* settings.
 ///
-/// The password is percent-decoded (write `%40` for `@`, `%2F` for `/`,
-/// though a raw `@` or `/` in it also works: the last `@` ends it) and kept
-/// as a ``Secret``; ``description`` shows it as `<redacted>`. The port
-/// defaults to 6379, the database to 0. `rediss://` (TLS) is not supported.
+/// The user and password are those of the data nodes (the one server, the
+/// master Sentinel names, the cluster nodes). The password is
+/// percent-decoded (write `%40` for `@`, `%2F` for `/`, though a raw `@` or
+/// `/` in it also works: the last `@` ends it) and kept as a ``Secret``;
+/// ``description`` shows it as `<redacted>`. A host without a port gets the
+/// mode's ``RedisMode/defaultPort``; the database defaults to 0.
 public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
-    public var host: String
-    public var port: UInt16
-    /// The ACL user (Redis 6+); nil for the default user.
+    /// BFF_REDIS_MODE: one server, Sentinel or Cluster.
+    public var mode: RedisMode
+    /// The hosts of the URL, in order: the server (``RedisMode/single``),
+    /// the sentinels (``RedisMode/sentinel``) or the seed nodes
+    /// (``RedisMode/cluster``). Never empty once parsed.
+    public var nodes: [RedisNode]
+    /// The ACL user (Redis 6+) of the data nodes; nil for the default user.
     public var username: String?
+    /// The data nodes' password, from the URL or BFF_REDIS_PASSWORD_FILE.
     public var password: Secret?
-    /// The logical database, `SELECT`ed after connecting.
+    /// The logical database, `SELECT`ed after connecting; always 0 in
+    /// cluster mode.
     public var database: Int
+    /// The TLS settings; non-nil exactly for a `rediss://` URL.
+    public var tls: RedisTLSFiles?
+    /// BFF_REDIS_SENTINEL_MASTER: the master's name at the sentinels; set
+    /// exactly in sentinel mode.
+    public var sentinelMaster: String?
+    /// BFF_REDIS_SENTINEL_USERNAME: the ACL user at the sentinels; nil for
+    /// the default user.
+    public var sentinelUsername: String?
+    /// BFF_REDIS_SENTINEL_PASSWORD_FILE's contents: the sentinels' password;
+    /// nil when they ask for none.
+    public var sentinelPassword: Secret?
+    /// BFF_REDIS_WAIT_REPLICAS: replicas that must acknowledge a new session
+    /// or a rotated refresh token (`WAIT`) before the answer goes out; 0
+    /// sends no `WAIT`.
+    public var waitReplicas: Int
+    /// BFF_REDIS_WAIT_TIMEOUT_MS: the timeout given to `WAIT`.
+    public var waitTimeout: Duration
 
+    /// The first node's host (the one server in single mode).
+    public var host: String {
+        get { nodes.first?.host ?? "" }
+        set {
+            if nodes.isEmpty { nodes.append(RedisNode(host: newValue, port: mode.defaultPort)) } else { nodes[0].host = newValue }
+        }
+    }
+
+    /// The first node's port (the one server's in single mode).
+    public var port: UInt16 {
+        get { nodes.first?.port ?? mode.defaultPort }
+        set {
+            if nodes.isEmpty { nodes.append(RedisNode(host: "", port: newValue)) } else { nodes[0].port = newValue }
+        }
+    }
+
+    /// One Redis server over plain TCP, without `WAIT`.
     public init(host: String, port: UInt16 = 6379, username: String? = nil, password: Secret? = nil, database: Int = 0) {
-        self.host = host
-        self.port = port
+        self.init(mode: .single, nodes: [RedisNode(host: host, port: port)], username: username, password: password,
+                  database: database)
+    }
+
+    /// Any mode; every setting but the nodes has the default of its
+    /// BFF_REDIS_* setting.
+    public init(mode: RedisMode, nodes: [RedisNode], username: String? = nil, password: Secret? = nil, database: Int = 0,
+                tls: RedisTLSFiles? = nil, sentinelMaster: String? = nil, sentinelUsername: String? = nil,
+                sentinelPassword: Secret? = nil, waitReplicas: Int = 0, waitTimeout: Duration = .seconds(1)) {
+        self.mode = mode
+        self.nodes = nodes
         self.username = username
         self.password = password
         self.database = database
+        self.tls = tls
+        self.sentinelMaster = sentinelMaster
+        self.sentinelUsername = sentinelUsername
+        self.sentinelPassword = sentinelPassword
+        self.waitReplicas = waitReplicas
+        self.waitTimeout = waitTimeout
     }
 
-    /// The URL with the password replaced by `<redacted>`.
-    public var description: String {
+    /// The URL with every node and the database, the password as
+    /// `<redacted>`: `rediss://app:<redacted>@r1:6379,r2:6379/0`.
+    public var redactedURL: String {
         var userInfo = ""
         if username != nil || password != nil {
             userInfo = (username ?? "") + (password == nil ? "" : ":<redacted>") + "@"
         }
-        let bracketed = host.contains(":") ? "[\(host)]" : host
-        return "redis://\(userInfo)\(bracketed):\(port)/\(database)"
+        let scheme = tls == nil ? "redis" : "rediss"
+        return "\(scheme)://\(userInfo)\(nodes.map(\.description).joined(separator: ","))/\(database)"
     }
 
-    /// Reads the URL; the problem never quotes the text.
-    static func parse(_ text: String) -> Result<RedisEndpoint, ValueProblem> {
-        let lowered = text.lowercased()
-        if lowered.hasPrefix("rediss://") {
-            return .failure(ValueProblem("rediss:// (TLS) is not supported; use redis://"))
-        }
-        guard lowered.hasPrefix("redis://") else {
-            return .failure(ValueProblem("must be a URL of the form redis://[:password@]host:port/db"))
-        }
-        var rest = text.dropFirst("redis://".count)
-        var endpoint = RedisEndpoint(host: "")
-        if let at = rest.lastIndex(of: "@") {
-            let userInfo = rest[..<at]
-            rest = rest[rest.index(after: at)...]
-            guard let colon = userInfo.firstIndex(of: ":") else {
-                return .failure(ValueProblem("write the password as :password@ before the host"))
-            }
-            let user = userInfo[..<colon]
-            guard let password = String(userInfo[userInfo.index(after: colon)...]).removingPercentEncodingStrictly(),
-                  !password.isEmpty else {
-                return .failure(ValueProblem("the password is empty or badly percent-encoded"))
-            }
-            endpoint.username = user.isEmpty ? nil : String(user)
-            endpoint.password = Secret(password)
-        }
-        guard !rest.contains("?"), !rest.contains("#") else {
-            return .failure(ValueProblem("must not have a query or fragment"))
-        }
-        let slash = rest.firstIndex(of: "/")
-        let authority = rest[..<(slash ?? rest.endIndex)]
-        if let slash {
-            let databaseText = rest[rest.index(after: slash)...]
-            if !databaseText.isEmpty {
-                guard let database = Lexical.unsignedInteger(databaseText), database <= 65535 else {
-                    return .failure(ValueProblem("the database must be a number from 0 to 65535"))
-                }
-                endpoint.database = database
-            }
-        }
-        let portText: Substring?
-        switch Lexical.splitHostAndPort(authority) {
-        case .success(let parts): (endpoint.host, portText) = parts
-        case .failure(let problem): return .failure(problem)
-        }
-        if let portText {
-            guard let port = Lexical.port(portText, allowZero: false) else {
-                return .failure(ValueProblem("the port must be a number from 1 to 65535"))
-            }
-            endpoint.port = port
-        }
-        return .success(endpoint)
-    }
-}
-
-extension String {
-    /// Decodes `%XX` escapes; nil for a `%` not followed by two hex digits or
-    /// bytes that are not UTF-8. (Foundation's version is avoided so that
-    /// Core-only code stays small and its behaviour is pinned by tests.)
-    func removingPercentEncodingStrictly() -> String? {
-        var bytes: [UInt8] = []
-        var iterator = utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-            guard let high = iterator.next().flatMap(Self.hexValue), let low = iterator.next().flatMap(Self.hexValue) else {
-                return nil
-            }
-            bytes.append(high << 4 | low)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: byte - 0x30
-        case 0x41...0x46: byte - 0x41 + 10
-        case 0x61...0x66: byte - 0x61 + 10
-        default: nil
+    /// ``redactedURL``, followed in sentinel mode by the master's name
+    /// (`redis://s1:26379,s2:26379/0 (sentinel master main)`) and in
+    /// cluster mode by `(cluster)`. No password ever appears.
+    public var description: String {
+        switch mode {
+        case .single: redactedURL
+        case .sentinel: redactedURL + " (sentinel master \(sentinelMaster ?? "not set"))"
+        case .cluster: redactedURL + " (cluster)"
         }
     }
 }

@@ -1,7 +1,9 @@
 extension SettingDefinition {
     /// Every setting, in the order the reference lists them.
     public static let all: [SettingDefinition] = [
-        listen, adminListen, listenMode, listenGroup, publicOrigin, modgudURL, clientID, clientSecret, redisURL, trustedProxies,
+        listen, adminListen, listenMode, listenGroup, publicOrigin, modgudURL, clientID, clientSecret,
+        redisMode, redisURL, redisPasswordFile, redisSentinelMaster, redisSentinelUsername, redisSentinelPasswordFile,
+        redisCAFile, redisCertFile, redisKeyFile, redisTLSServerName, redisWaitReplicas, redisWaitTimeout, trustedProxies,
         routes, allowHTTPHosts, loops, maxConnections, maxHeaderBytes, maxBodyBytes, headerTimeout, bodyTimeout,
         idleTimeout, writeTimeout, shutdownTimeout, logLevel, accessLog, auditLog, auditEmail,
         forwardedHeader, modgudTimeout, modgudCAFile, scopes, resource, sessionCookie, allowInsecureCookieName, sessionIdleTimeout,
@@ -43,10 +45,6 @@ extension SettingDefinition {
     public static let clientSecret = SettingDefinition(
         "BFF_CLIENT_SECRET", kind: .text, default: .unset,
         summary: "The gateway's client secret at Modgud; needs BFF_CLIENT_ID. Never printed.", isSecret: true)
-    public static let redisURL = SettingDefinition(
-        "BFF_REDIS_URL", kind: .url, default: .value("redis://127.0.0.1:6379/0"),
-        summary: "Session store: `redis://[[user]:password@]host[:port][/db]`; the password is "
-            + "percent-decoded and never printed.")
     public static let trustedProxies = SettingDefinition(
         "BFF_TRUSTED_PROXIES", kind: .list, default: .value(""),
         summary: "Networks (CIDR or bare addresses) of reverse proxies whose `X-Forwarded-For`/`Forwarded` "
