@@ -69,7 +69,7 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// BFF_REDIS_* setting.
     public init(mode: RedisMode, nodes: [RedisNode], username: String? = nil, password: Secret? = nil, database: Int = 0,
                 tls: RedisTLSFiles? = nil, sentinelMaster: String? = nil, sentinelUsername: String? = nil,
-                sentinelPassword: Secret? = nil, waitReplicas: Int = 0, waitTimeout: Duration = .seconds(1)) {
+                sentinelPassword: Secret? = nil, waitReplicas: Int = 0, waitTimeout: Duration = .milliseconds(100)) {
         self.mode = mode
         self.nodes = nodes
         self.username = username

@@ -40,6 +40,7 @@ extension SettingDefinition {
         summary: "Replicas that must acknowledge a new session or a rotated refresh token (`WAIT`) before the "
             + "answer goes out; 0 waits for none.")
     public static let redisWaitTimeout = SettingDefinition(
-        "BFF_REDIS_WAIT_TIMEOUT_MS", kind: .integer(1...60_000), default: .value("1000"),
-        summary: "The timeout of that `WAIT`, in milliseconds.")
+        "BFF_REDIS_WAIT_TIMEOUT_MS", kind: .integer(1...250), default: .value("100"),
+        summary: "The timeout of that `WAIT`, in milliseconds; at most 250, half the gateway's Redis command timeout, "
+            + "since `WAIT` holds its connection.")
 }

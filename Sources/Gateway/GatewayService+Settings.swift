@@ -36,11 +36,6 @@ extension GatewayService {
         return server
     }
 
-    static func redisConfiguration(_ config: GatewayConfig) -> RedisConfiguration {
-        RedisConfiguration(host: config.redis.host, port: Int(config.redis.port), username: config.redis.username,
-                           password: config.redis.password, database: config.redis.database)
-    }
-
     /// Sign-in needs Modgud's URL and the login client; without them the
     /// gateway serves no `/bff/*` sign-in endpoint.
     static func modgudConfiguration(_ config: GatewayConfig) -> ModgudConfiguration? {
@@ -81,9 +76,10 @@ extension GatewayService {
     /// The session cache: up to 4,096 sealed records (about 6 MB), served
     /// while Redis's invalidations are at most BFF_SESSION_CACHE_STALENESS_MS
     /// behind; nil when that is 0.
-    static func sessionCache(_ config: GatewayConfig, redis: RedisClient, loop: EventLoop) -> RedisTrackedCache? {
+    static func sessionCache(_ config: GatewayConfig, redis: RedisConfiguration, publisher: RedisClient,
+                             loop: EventLoop) -> RedisTrackedCache? {
         guard config.sessionCacheStaleness > .zero else { return nil }
-        return RedisTrackedCache(configuration: redisConfiguration(config), loop: loop, publisher: redis,
+        return RedisTrackedCache(configuration: redis, loop: loop, publisher: publisher,
                                  settings: RedisSessionStore.recordCacheSettings(capacity: 4096,
                                                                                  maxStaleness: config.sessionCacheStaleness))
     }

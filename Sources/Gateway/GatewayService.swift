@@ -22,6 +22,8 @@ public final class GatewayService: Sendable {
     public let publicServer: HTTPServer
     public let adminServer: HTTPServer
     public let redis: RedisClient
+    /// With `BFF_REDIS_MODE=sentinel`: follows the master for every connection.
+    let sentinelMonitor: SentinelMonitor?
     public let http: HTTPClient
     public let modgud: ModgudClient?
     public let sessions: SessionManager
@@ -50,9 +52,10 @@ public final class GatewayService: Sendable {
         self.metrics = metrics
         let requestIDs = RequestIDGenerator()
 
-        let redis = RedisClient(configuration: Self.redisConfiguration(config), loops: group.loops)
-        let sessionCache = Self.sessionCache(config, redis: redis, loop: group.loops[0])
-        let records = RedisSessionStore(client: redis)
+        let redisSetup = try RedisSetup(config.redis, loop: group.loops[0])
+        let redis = RedisClient(configuration: redisSetup.configuration, loops: group.loops)
+        let sessionCache = Self.sessionCache(config, redis: redisSetup.configuration, publisher: redis, loop: group.loops[0])
+        let records = RedisSessionStore(client: redis, durability: RedisSetup.durability(config.redis, metrics: metrics, logger: logger))
         let sessions = SessionManager(store: records, cache: sessionCache.map { RedisRecordCache($0, store: records) },
                                       configuration: Self.sessionConfiguration(config))
         var clientSettings = HTTPClientConfiguration(connectTimeout: .seconds(2), timeout: config.modgudTimeout)
@@ -65,10 +68,11 @@ public final class GatewayService: Sendable {
         let upstreams = try HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .seconds(5), timeout: config.upstreamTimeout),
                                        loops: group.loops)
         let refreshStore = RedisRefreshStore(records: records, client: redis,
-                                             subscriber: RedisSubscriber(configuration: Self.redisConfiguration(config),
+                                             subscriber: RedisSubscriber(configuration: redisSetup.configuration,
                                                                          loop: group.loops[0]))
         let signals = RefreshSignals(store: refreshStore, metrics: metrics, logger: logger)
         self.redis = redis
+        sentinelMonitor = redisSetup.monitor
         self.sessions = sessions
         self.http = http
         self.modgud = modgud
@@ -153,6 +157,7 @@ public final class GatewayService: Sendable {
     }
 
     public func start() async throws {
+        sentinelMonitor?.start()
         redis.start()
         refreshSignals.start()
         sessionCache?.start()
@@ -205,6 +210,7 @@ public final class GatewayService: Sendable {
         await refreshSignals.close()
         await sessionCache?.close()
         await redis.close()
+        await sentinelMonitor?.close()
         await http.shutdown()
         await upstreams.shutdown()
         logger.info("gateway.stopped")

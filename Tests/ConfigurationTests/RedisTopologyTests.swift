@@ -15,7 +15,7 @@ struct RedisTopologyTests {
         #expect(config.redis.tls == nil && config.redis.sentinelMaster == nil)
         let defaults = try loadConfig(["BFF_REDIS_MODE": "single"]).redis
         #expect(defaults == RedisEndpoint(host: "127.0.0.1", port: 6379, database: 0))
-        #expect(defaults.waitReplicas == 0 && defaults.waitTimeout == .seconds(1))
+        #expect(defaults.waitReplicas == 0 && defaults.waitTimeout == .milliseconds(100))
     }
 
     @Test("rediss:// with one host is accepted and asks for TLS with the system's trust store", arguments: [
