@@ -13,8 +13,7 @@ struct RedisSetup: Sendable {
     let monitor: SentinelMonitor?
 
     /// Fails when the TLS files cannot be loaded (the message names the
-    /// OpenSSL step, never a key's bytes) or for a mode this build does
-    /// not serve.
+    /// OpenSSL step, never a key's bytes).
     init(_ endpoint: RedisEndpoint, loop: EventLoop) throws(RedisSetupError) {
         var security: WireSecurity?
         if let tls = endpoint.tls {
@@ -39,7 +38,8 @@ struct RedisSetup: Sendable {
             configuration.sentinel = monitor
             self.monitor = monitor
         case .cluster:
-            throw .unsupported("BFF_REDIS_MODE=cluster is not served by this build")
+            configuration.cluster = endpoint.nodes.map { RedisAddress(host: $0.host, port: Int($0.port)) }
+            monitor = nil
         }
         self.configuration = configuration
     }
@@ -61,12 +61,10 @@ struct RedisSetup: Sendable {
 /// Why the Redis settings could not be put to use at start.
 enum RedisSetupError: Error, CustomStringConvertible {
     case tls(String)
-    case unsupported(String)
 
     var description: String {
         switch self {
         case .tls(let reason): "BFF_REDIS_CA_FILE, BFF_REDIS_CERT_FILE or BFF_REDIS_KEY_FILE could not be loaded: \(reason)"
-        case .unsupported(let reason): reason
         }
     }
 }

@@ -87,9 +87,13 @@ final class ConnectionCore: RedisWireDelegate {
 
     // MARK: Connecting
 
-    /// Connects to the configured host, or, with Sentinel, to the master
-    /// the sentinels name.
+    /// Connects to the configured host; with Sentinel, to the master the
+    /// sentinels name; with Cluster, to the seeds in turn, one per attempt.
     private func connect() {
+        if let seeds = configuration.cluster, !seeds.isEmpty {
+            let seed = seeds[failedAttempts % seeds.count]
+            return resolveAndOpen(seed.host, port: seed.port)
+        }
         guard let monitor = configuration.sentinel else { return resolveAndOpen(configuration.host, port: configuration.port) }
         phase = .resolving
         monitor.lookUp(on: loop) { [self] result in

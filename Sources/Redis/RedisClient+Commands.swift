@@ -24,10 +24,14 @@ extension RedisClient {
     }
 
     /// `DEL`: how many of the keys existed.
+    /// For a cluster, one `DEL` per key: the keys may live in different slots.
     @discardableResult
     public func delete(_ keys: [[UInt8]]) async throws(RedisError) -> Int {
         guard !keys.isEmpty else { return 0 }
-        return try await send([Command.del] + keys).integer ?? 0
+        guard router != nil, keys.count > 1 else { return try await send([Command.del] + keys).integer ?? 0 }
+        var count = 0
+        for key in keys { count += try await send([Command.del, key]).integer ?? 0 }
+        return count
     }
 
     /// `PEXPIRE`: true when the key exists and now expires after `ttl`.
@@ -38,16 +42,20 @@ extension RedisClient {
 
     /// Runs a Lua script by its SHA-1 (`EVALSHA`); on `NOSCRIPT` (a restarted
     /// or flushed server) loads it with `SCRIPT LOAD` and runs it again.
+    /// The script is loaded on the server that runs it (for a cluster, the
+    /// node of the first key).
     public func eval(_ script: RedisScript, keys: [[UInt8]] = [], arguments: [[UInt8]] = []) async throws(RedisError) -> RedisValue {
-        let tail = [Array(String(keys.count).utf8)] + keys + arguments
-        let evalsha = [Command.evalsha, Array(script.sha1.utf8)] + tail
-        do throws(RedisError) {
-            return try await send(evalsha)
-        } catch {
-            guard error.serverErrorCode == "NOSCRIPT" else { throw error }
+        let evalsha = [Command.evalsha, Array(script.sha1.utf8), Array(String(keys.count).utf8)] + keys + arguments
+        return try await routed(keys.first.map(ClusterSlot.of)) { connection, asking throws(RedisError) in
+            if asking { return try await ScriptRun(script: script, commands: [evalsha], asking: true).run(on: connection)[0] }
+            do throws(RedisError) {
+                return try await connection.send(evalsha)
+            } catch {
+                guard error.serverErrorCode == "NOSCRIPT" else { throw error }
+            }
+            _ = try await connection.send([Command.script, Command.load, Array(script.source.utf8)])
+            return try await connection.send(evalsha)
         }
-        _ = try await send([Command.script, Command.load, Array(script.source.utf8)])
-        return try await send(evalsha)
     }
 
     /// `PUBLISH`: how many subscribers received the message.
@@ -82,6 +90,7 @@ enum Command {
     static let publish = Array("PUBLISH".utf8)
     static let ping = Array("PING".utf8)
     static let wait = Array("WAIT".utf8)
+    static let asking = [Array("ASKING".utf8)]
     static let subscribe = Array("SUBSCRIBE".utf8)
     static let unsubscribe = Array("UNSUBSCRIBE".utf8)
 }

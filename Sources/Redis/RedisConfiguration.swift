@@ -22,6 +22,11 @@ public struct RedisConfiguration: Sendable {
     /// connect (`host` and `port` are then unused), is confirmed with
     /// `ROLE`, and connections move when the sentinels announce a failover.
     public var sentinel: SentinelMonitor?
+    /// With Redis Cluster: seed nodes. A ``RedisClient`` then learns the
+    /// slots and nodes from them and routes each command by its key's slot
+    /// (`host` and `port` are unused). Connections and subscribers, which
+    /// talk to one server, take the seeds in turn when one cannot be reached.
+    public var cluster: [RedisAddress]?
     /// TLS, when set: every connection runs a TLS handshake after the TCP
     /// connect and checks the server's certificate.
     public var security: WireSecurity?
