@@ -8,6 +8,7 @@ import Redis
 import Routing
 import Sessions
 import SessionsRedis
+import Synchronization
 import System
 import TokenRefresh
 import TokenRefreshRedis
@@ -24,6 +25,8 @@ public final class GatewayService: Sendable {
     public let redis: RedisClient
     /// With `BFF_REDIS_MODE=sentinel`: follows the master for every connection.
     let sentinelMonitor: SentinelMonitor?
+    /// Logs Redis going away and coming back, with the reason.
+    private let redisWatch = Mutex<RedisWatch?>(nil)
     public let http: HTTPClient
     public let modgud: ModgudClient?
     public let sessions: SessionManager
@@ -159,6 +162,7 @@ public final class GatewayService: Sendable {
     public func start() async throws {
         sentinelMonitor?.start()
         redis.start()
+        redisWatch.withLock { $0 = RedisWatch(redis: redis, logger: logger) }
         refreshSignals.start()
         sessionCache?.start()
         appLoginSweeper?.start()
@@ -209,6 +213,7 @@ public final class GatewayService: Sendable {
         }
         await refreshSignals.close()
         await sessionCache?.close()
+        redisWatch.withLock { $0?.stop() }
         await redis.close()
         await sentinelMonitor?.close()
         await http.shutdown()

@@ -40,6 +40,7 @@ and the median of five was a coin toss around a 1 ms target.
 Usage: Tests/Benchmarks/proxy.sh [seconds=36] [rounds=12]
 """
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -126,7 +127,8 @@ def start_backends(simulator, lifetime: int) -> dict:
 def start_gateway(binary, backends: dict, prefix: list[str] | None = None) -> tuple[b.Process, int, int]:
     """The gateway with one route, `/api/` -> the upstream, token mode
     `user` (run under `prefix`, a tool such as valgrind, when given);
-    returns it and its public and admin ports."""
+    returns it and its public and admin ports. BENCH_GATEWAY_ENV, a JSON
+    object, adds or overrides settings (e.g. the session cache off)."""
     ports = backends["ports"]
     public_port, admin_port = b.free_port(), b.free_port()
     routes = [{"prefix": "/api/", "upstream": f"http://127.0.0.1:{ports['upstream']}/", "token": "user"}]
@@ -143,7 +145,7 @@ def start_gateway(binary, backends: dict, prefix: list[str] | None = None) -> tu
         "BFF_LOG_LEVEL": "warning",
         # Every paced connection comes from 127.0.0.1: no per-address cap.
         "BFF_MAX_CONNECTIONS_PER_ADDRESS": "0",
-    }, log_name="gateway")
+    } | json.loads(os.environ.get("BENCH_GATEWAY_ENV", "{}")), log_name="gateway")
     return gateway, public_port, admin_port
 
 
