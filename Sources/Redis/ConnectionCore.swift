@@ -201,7 +201,7 @@ final class ConnectionCore: RedisWireDelegate {
 
     // MARK: Losing the connection
 
-    func wireDidClose(_ context: RedisWire, error: String?) {
+    func wireDidClose(_ context: RedisWire, error: RedisConnectionFailure?) {
         let wasReady: Bool
         switch phase {
         case .connecting(let current) where current === context: wasReady = false
@@ -209,7 +209,7 @@ final class ConnectionCore: RedisWireDelegate {
         default: return
         }
         cancelTimeoutTimer()
-        let reason = dropReason ?? (wasReady ? .connectionLost(error ?? "closed") : .connect(error ?? "closed during the handshake"))
+        let reason = dropReason ?? Self.reason(error, wasReady: wasReady)
         dropReason = nil
         if wasReady, refusedByObserver {
             refusedByObserver = false
@@ -222,6 +222,16 @@ final class ConnectionCore: RedisWireDelegate {
             attemptFailed(nil)
         } else {
             attemptFailed(reason)
+        }
+    }
+
+    /// What a closed wire means for the status: a connection lost before it
+    /// was ready counts as a failed connect.
+    private static func reason(_ error: RedisConnectionFailure?, wasReady: Bool) -> RedisConnectionFailure {
+        switch error {
+        case .connectionLost(let text) where !wasReady: .connect(text)
+        case .some(let error): error
+        case nil: wasReady ? .connectionLost("closed") : .connect("closed during the handshake")
         }
     }
 

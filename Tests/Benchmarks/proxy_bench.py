@@ -55,9 +55,8 @@ PAUSE_MS = 10  # mean pause between an answer and the next request, half-load ph
 REFRESH_SKEW_S = 60  # the gateway's BFF_REFRESH_SKEW_S default
 
 
-def sign_in(public_port: int, sim_port: int, cookie_name: str = "__Host-bff") -> str:
+def sign_in(public_port: int, sim_port: int, cookie_name: str = "__Host-bff", email: str = "proxy-bench@example.com") -> str:
     """Signs one user in with an e-mail code; returns the session cookie's value."""
-    email = "proxy-bench@example.com"
     status, _, body = b.call(public_port, "POST", "/bff/otp/request", {"email": email})
     if status != 200:
         raise SystemExit(f"POST /bff/otp/request answered {status}: {body[:300]!r}")

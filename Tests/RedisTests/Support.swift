@@ -16,9 +16,9 @@ struct RedisFixture {
     let client: RedisClient
     let configuration: RedisConfiguration
 
-    static func start(password: String? = nil, loops: Int = 2, ready: Bool = true,
+    static func start(password: String? = nil, loops: Int = 2, ready: Bool = true, arguments: [String] = [],
                       configure: (inout RedisConfiguration) -> Void = { _ in }) async throws -> RedisFixture {
-        let server = try await RedisServer.start(password: password)
+        let server = try await RedisServer.start(password: password, arguments: arguments)
         let group = try EventLoopGroup(loops: loops, name: "redis-test")
         var configuration = RedisConfiguration(host: "127.0.0.1", port: Int(server.port), password: password.map(Secret.init))
         configure(&configuration)

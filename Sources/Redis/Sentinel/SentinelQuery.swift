@@ -118,10 +118,10 @@ final class SentinelQuery: RedisWireDelegate {
 
     func wire(_ wire: RedisWire, didReceivePush value: RedisValue) {}
 
-    func wireDidClose(_ wire: RedisWire, error: String?) {
+    func wireDidClose(_ wire: RedisWire, error: RedisConnectionFailure?) {
         guard wire === self.wire else { return }
         self.wire = nil
-        if let error { lastProblem = error }
+        if let error { lastProblem = error.description }
         loop.schedule(after: .zero) { [self] in drop() }
     }
 }

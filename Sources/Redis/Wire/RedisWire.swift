@@ -9,10 +9,11 @@ protocol RedisWireDelegate: AnyObject {
     func wire(_ wire: RedisWire, handshake step: HandshakeStep, didReply result: Result<RedisValue, RedisError>)
     /// A pub/sub message or (un)subscribe confirmation.
     func wire(_ wire: RedisWire, didReceivePush value: RedisValue)
-    /// The wire closed: the server ended the stream, an I/O, TLS or protocol
-    /// error (`error` says which), or ``RedisWire/close()`` (`error` nil).
-    /// Called once, before the unanswered commands fail.
-    func wireDidClose(_ wire: RedisWire, error: String?)
+    /// The wire closed: the connect or the TLS handshake failed, the server
+    /// ended the stream, an I/O or protocol error (`error` says which), or
+    /// ``RedisWire/close()`` (`error` nil). Called once, before the
+    /// unanswered commands fail.
+    func wireDidClose(_ wire: RedisWire, error: RedisConnectionFailure?)
     /// A command was refused with `READONLY`: the server is a replica.
     func wireSawReadOnly(_ wire: RedisWire)
 }
@@ -176,7 +177,7 @@ extension RedisWire {
         case .connecting(let tls):
             guard events.contains(.writable) || failed else { return }
             let code = Socket.pendingError(fd)
-            guard code == 0 else { return end(error: SystemError("connect", errno: code).description) }
+            guard code == 0 else { return end(error: .connect(SystemError("connect", errno: code).description)) }
             if let tls {
                 stage = .handshaking(tls)
                 advanceHandshake(tls)
@@ -198,8 +199,8 @@ extension RedisWire {
         case .done: becomeOpen(tls)
         case .wantRead: setInterest(read: true, write: false)
         case .wantWrite: setInterest(read: false, write: true)
-        case .closed: end(error: "closed during the TLS handshake")
-        case .failed(let reason): end(error: "TLS handshake failed: \(reason)")
+        case .closed: end(error: .tls("the server closed the connection during the handshake"))
+        case .failed(let reason): end(error: .tls(reason))
         }
     }
 
@@ -224,8 +225,8 @@ extension RedisWire {
             switch result {
             case .done(let n): outputStart += n
             case .wait: return setInterest(read: true, write: true)
-            case .closed: return end(error: "server closed the connection")
-            case .failed(let reason): return end(error: reason)
+            case .closed: return end(error: .connectionLost("server closed the connection"))
+            case .failed(let reason): return end(error: .connectionLost(reason))
             }
         }
         // Drained: keep a modest buffer for the next round, not a large one.
@@ -239,12 +240,12 @@ extension RedisWire {
         while isOpen {
             switch WireIO.read(fd, tls, into: readBuffer) {
             case .done(let n):
-                guard reader.feed(UnsafeRawBufferPointer(rebasing: readBuffer[..<n])) else { return end(error: "protocol error") }
+                guard reader.feed(UnsafeRawBufferPointer(rebasing: readBuffer[..<n])) else { return end(error: .connectionLost("protocol error")) }
                 deliverReplies()
                 if n < readBuffer.count, tls?.hasBufferedInput != true { return }
             case .wait: return
-            case .closed: return end(error: "server closed the connection")
-            case .failed(let reason): return end(error: reason)
+            case .closed: return end(error: .connectionLost("server closed the connection"))
+            case .failed(let reason): return end(error: .connectionLost(reason))
             }
         }
     }
@@ -254,7 +255,7 @@ extension RedisWire {
             switch reader.next() {
             case .reply(let value): deliver(value)
             case .needMore: return
-            case .broken: return end(error: "protocol error")
+            case .broken: return end(error: .connectionLost("protocol error"))
             }
         }
     }
@@ -297,7 +298,7 @@ extension RedisWire {
     }
 
     /// Closes the socket and tells the delegate, then the waiting commands.
-    private func end(error: String?) {
+    private func end(error: RedisConnectionFailure?) {
         guard isOpen else { return }
         stage = .closed
         if let registration {
