@@ -35,7 +35,8 @@ def main() -> int:
     try:
         gateway, public_port, _ = pb.start_gateway(binary, backends)
         processes.insert(0, gateway)
-        b.wait_for_port(public_port)
+        for port in [public_port, *backends["ports"].values()]:
+            b.wait_for_port(port)
         redis_port = backends["ports"]["redis"]
         before_keys, before = int(redis(redis_port, "DBSIZE")), used_memory(redis_port)
         for index in range(users):
