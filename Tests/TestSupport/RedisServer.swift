@@ -123,36 +123,14 @@ public final class RedisServer: Sendable {
     private static func waitForPing(port: UInt16, timeout: Double) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            let reply = ping(port: port)
-            if reply.hasPrefix("+PONG") || reply.hasPrefix("-NOAUTH") { return true }
+            switch RedisControl.call(port: port, ["PING"]) {
+            case .simple("PONG"): return true
+            case .error(let text) where text.hasPrefix("NOAUTH"): return true
+            default: break
+            }
             usleep(10_000)
         }
         return false
-    }
-
-    /// One blocking `PING` over a fresh socket with a 1 s timeout; "" on
-    /// any failure. (Its own socket code: the descriptor is closed exactly
-    /// once, here.)
-    private static func ping(port: UInt16) -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return "" }
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 1, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = port.bigEndian
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { return "" }
-        let request = Array("*1\r\n$4\r\nPING\r\n".utf8)
-        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else { return "" }
-        var buffer = [UInt8](repeating: 0, count: 128)
-        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        return n > 0 ? String(decoding: buffer[..<n], as: UTF8.self) : ""
     }
 
     /// Runs blocking work on a new serial queue. Serial queues run on
