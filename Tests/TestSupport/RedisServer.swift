@@ -18,6 +18,9 @@ public final class RedisServer: Sendable {
     public let port: UInt16
     /// The `requirepass` password, if any.
     public let password: String?
+    /// The TLS port, the same across ``restart()``; nil without TLS
+    /// (see ``start(tls:requireClientCertificate:password:arguments:)``).
+    public let tlsPort: UInt16?
     private let directory: String
     private let arguments: [String]
     private let running = Mutex<RunningServer?>(nil)
@@ -28,6 +31,13 @@ public final class RedisServer: Sendable {
     /// in the product: hiredis writes with `write(2)`, and a test that stops
     /// the server would otherwise end the whole test run.
     public static func start(password: String? = nil, arguments: [String] = []) async throws -> RedisServer {
+        try await start(password: password, arguments: arguments, tls: nil)
+    }
+
+    /// Starts a server, with a TLS port too when `tls` is given (see
+    /// RedisServer+TLS.swift), and waits until it answers `PING` on the
+    /// plain port.
+    static func start(password: String?, arguments: [String], tls: TLSSettings?) async throws -> RedisServer {
         _ = signal(SIGPIPE, SIG_IGN)
         try await blocking { try ensureInstalled() }
         // Another process may take the port between the check and the bind:
@@ -36,9 +46,16 @@ public final class RedisServer: Sendable {
         while true {
             attempt += 1
             guard let port = LoopbackPort.free() else { throw RedisServerError.noFreePort }
+            var tlsPort: UInt16?
+            var serverArguments = arguments
+            if let tls {
+                guard let free = LoopbackPort.free() else { throw RedisServerError.noFreePort }
+                tlsPort = free
+                serverArguments = tls.arguments(port: free) + arguments
+            }
             let directory = NSTemporaryDirectory() + "modgud-redis-\(UUID().uuidString)"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let server = RedisServer(port: port, password: password, directory: directory, arguments: arguments)
+            let server = RedisServer(port: port, tlsPort: tlsPort, password: password, directory: directory, arguments: serverArguments)
             do {
                 try await server.launch()
                 return server
@@ -48,8 +65,9 @@ public final class RedisServer: Sendable {
         }
     }
 
-    private init(port: UInt16, password: String?, directory: String, arguments: [String]) {
+    private init(port: UInt16, tlsPort: UInt16?, password: String?, directory: String, arguments: [String]) {
         self.port = port
+        self.tlsPort = tlsPort
         self.password = password
         self.directory = directory
         self.arguments = arguments
@@ -152,14 +170,14 @@ public enum RedisServerError: Error {
     case didNotStart(log: String)
 }
 
-private struct RunningServer: Sendable {
+struct RunningServer: Sendable {
     let pid: Int32
     let exit: ExitSignal
 }
 
 /// Fired once by the process's termination handler; waiters resume then
 /// (or at once when it has already fired).
-private final class ExitSignal: Sendable {
+final class ExitSignal: Sendable {
     private let state = Mutex<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     func fire() {

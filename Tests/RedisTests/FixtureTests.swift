@@ -1,0 +1,48 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The Redis topologies of TestSupport, checked with `redis-cli` and
+/// control calls (slow: real processes, a real failover).
+@Suite("Fixtures: TLS server", .serialized)
+struct FixtureTests {
+    @Test("the TLS server answers on its TLS port to a client trusting its CA, and not to one trusting another CA")
+    func tlsServer() async throws {
+        let tls = try await RedisTLSMaterial.shared()
+        let server = try await RedisServer.start(tls: tls)
+        let port = try #require(server.tlsPort)
+        let trusted = await redisCLI(["--tls", "--cacert", tls.caCertificate, "-p", String(port), "PING"])
+        #expect(trusted.output.contains("PONG"), "\(trusted)")
+        let wrongCA = await redisCLI(["--tls", "--cacert", tls.otherCACertificate, "-p", String(port), "PING"])
+        #expect(!wrongCA.output.contains("PONG"), "\(wrongCA)")
+        let plain = await redisCLI(["-p", String(port), "PING"])
+        #expect(!plain.output.contains("PONG"), "\(plain)")
+        #expect(await blocking { RedisControl.call(port: server.port, ["PING"]) } == .simple("PONG"))
+    }
+
+    @Test("with client certificates required, the TLS server refuses a client without one and answers one with it")
+    func tlsClientCertificate() async throws {
+        let tls = try await RedisTLSMaterial.shared()
+        let server = try await RedisServer.start(tls: tls, requireClientCertificate: true, password: "fixture-secret")
+        let port = String(try #require(server.tlsPort))
+        let common = ["--tls", "--cacert", tls.caCertificate, "-p", port, "-a", "fixture-secret", "--no-auth-warning"]
+        let without = await redisCLI(common + ["PING"])
+        #expect(!without.output.contains("PONG"), "\(without)")
+        let with = await redisCLI(common + ["--cert", tls.clientCertificate, "--key", tls.clientKey, "PING"])
+        #expect(with.output.contains("PONG"), "\(with)")
+    }
+}
+
+/// Runs `redis-cli` with `arguments` against 127.0.0.1 and returns its exit
+/// status and output (standard output and error).
+func redisCLI(_ arguments: [String]) async -> (status: Int32, output: String) {
+    await blocking {
+        let output = NSTemporaryDirectory() + "modgud-redis-cli-\(UUID().uuidString).out"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        guard let pid = try? ChildProcess.spawn(["/usr/bin/redis-cli", "-h", "127.0.0.1"] + arguments, output: output) else {
+            return (-1, "redis-cli did not start")
+        }
+        let status = ChildProcess.waitForExit(pid)
+        return (status, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
+    }
+}
