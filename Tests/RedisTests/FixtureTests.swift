@@ -4,7 +4,7 @@ import Testing
 
 /// The Redis topologies of TestSupport, checked with `redis-cli` and
 /// control calls (slow: real processes, a real failover).
-@Suite("Fixtures: TLS server", .serialized)
+@Suite("Fixtures: TLS server, Sentinel group", .serialized)
 struct FixtureTests {
     @Test("the TLS server answers on its TLS port to a client trusting its CA, and not to one trusting another CA")
     func tlsServer() async throws {
@@ -30,6 +30,28 @@ struct FixtureTests {
         #expect(!without.output.contains("PONG"), "\(without)")
         let with = await redisCLI(common + ["--cert", tls.clientCertificate, "--key", tls.clientKey, "PING"])
         #expect(with.output.contains("PONG"), "\(with)")
+    }
+
+    @Test("the sentinel group fails over after its master is killed, and the new master accepts a write")
+    func sentinelFailover() async throws {
+        let clock = ContinuousClock()
+        var started = clock.now
+        let group = try await RedisSentinelGroup.start(password: "fixture-secret")
+        print("fixture timing: sentinel group ready in \(clock.now - started)")
+        let first = await group.masterPort
+        #expect(first == group.serverPorts[0])
+        started = clock.now
+        let killed = await group.killMaster()
+        #expect(killed == first)
+        let next = await group.waitForFailover(from: killed, timeout: 20)
+        print("fixture timing: failover in \(clock.now - started)")
+        let port = try #require(next)
+        #expect(port == group.serverPorts[1])
+        #expect(clock.now - started < .seconds(15))
+        let write = await redisCLI(["-p", String(port), "-a", "fixture-secret", "--no-auth-warning", "SET", "after", "failover"])
+        #expect(write.output.trimmingCharacters(in: .whitespacesAndNewlines) == "OK", "\(write)")
+        #expect(await group.masterPort == port)
+        await group.stop()
     }
 }
 
