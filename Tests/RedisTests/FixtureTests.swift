@@ -4,7 +4,7 @@ import Testing
 
 /// The Redis topologies of TestSupport, checked with `redis-cli` and
 /// control calls (slow: real processes, a real failover).
-@Suite("Fixtures: TLS server, Sentinel group", .serialized)
+@Suite("Fixtures: TLS server, Sentinel group, Cluster", .serialized)
 struct FixtureTests {
     @Test("the TLS server answers on its TLS port to a client trusting its CA, and not to one trusting another CA")
     func tlsServer() async throws {
@@ -51,6 +51,38 @@ struct FixtureTests {
         let write = await redisCLI(["-p", String(port), "-a", "fixture-secret", "--no-auth-warning", "SET", "after", "failover"])
         #expect(write.output.trimmingCharacters(in: .whitespacesAndNewlines) == "OK", "\(write)")
         #expect(await group.masterPort == port)
+        await group.stop()
+    }
+
+    @Test("the cluster has three masters, serves a key through redirects, and a replica takes over a killed master")
+    func cluster() async throws {
+        let clock = ContinuousClock()
+        var started = clock.now
+        let group = try await RedisClusterGroup.start()
+        print("fixture timing: cluster ready in \(clock.now - started)")
+        let masters = await group.masters()
+        #expect(masters.count == 3)
+        let ports = group.nodePorts.map(String.init)
+        let write = await redisCLI(["-c", "-p", ports[0], "SET", "fixture-key", "cluster-value"])
+        #expect(write.output.contains("OK"), "\(write)")
+        for port in ports {
+            let read = await redisCLI(["-c", "-p", port, "GET", "fixture-key"])
+            #expect(read.output.trimmingCharacters(in: .whitespacesAndNewlines) == "cluster-value", "\(read)")
+        }
+        let owner = try #require(masters.first)
+        started = clock.now
+        await group.killNode(port: owner)
+        var after: [UInt16] = []
+        while clock.now - started < .seconds(15) {
+            after = await group.masters()
+            if after.count == 3 && !after.contains(owner) { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        print("fixture timing: cluster failover in \(clock.now - started)")
+        #expect(after.count == 3 && !after.contains(owner), "masters after the kill: \(after)")
+        let survivor = try #require(after.first.map(String.init))
+        let read = await redisCLI(["-c", "-p", survivor, "GET", "fixture-key"])
+        #expect(read.output.trimmingCharacters(in: .whitespacesAndNewlines) == "cluster-value", "\(read)")
         await group.stop()
     }
 }
