@@ -5,7 +5,8 @@ import Glibc
 
 /// A Redis Cluster on loopback: six ``RedisServer`` nodes
 /// (`--cluster-enabled yes`, `--cluster-node-timeout 1000`, a cluster bus
-/// port of their own from ``LoopbackPort/free()``) joined by
+/// port of their own from ``LoopbackPort/free()``, replicas synced without
+/// delay: `repl-diskless-sync-delay 0`) joined by
 /// `redis-cli --cluster create ... --cluster-replicas 1`: three masters,
 /// each with one replica. ``start(password:)`` returns once every node
 /// reports `cluster_state:ok`, knows all six nodes, and every replica is in
@@ -77,7 +78,7 @@ public final class RedisClusterGroup: Sendable {
             attempt += 1
             guard let bus = LoopbackPort.free() else { throw RedisServerError.noFreePort }
             let arguments = ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "1000",
-                             "--cluster-port", String(bus)] + (password.map { ["--masterauth", $0] } ?? [])
+                             "--cluster-port", String(bus), "--repl-diskless-sync-delay", "0"] + (password.map { ["--masterauth", $0] } ?? [])
             do {
                 return try await RedisServer.start(password: password, arguments: arguments)
             } catch RedisServerError.didNotStart(let log) where log.contains("Address already in use") && attempt < 3 {

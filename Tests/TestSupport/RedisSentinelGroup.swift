@@ -9,7 +9,8 @@ import Synchronization
 /// ``start(masterName:replicas:sentinels:password:downAfterMilliseconds:)``
 /// returns once the replicas are in sync and every sentinel knows the
 /// master, its replicas and the other sentinels, so a killed master fails
-/// over. Every child is killed and its directory removed when the group is
+/// over. Data nodes sync replicas without delay
+/// (`repl-diskless-sync-delay 0`). Every child is killed and its directory removed when the group is
 /// released.
 public final class RedisSentinelGroup: Sendable {
     /// The name the sentinels monitor the master under.
@@ -33,7 +34,9 @@ public final class RedisSentinelGroup: Sendable {
     /// `parallel-syncs 1`.
     public static func start(masterName: String = "mymaster", replicas: Int = 1, sentinels: Int = 3,
                              password: String? = nil, downAfterMilliseconds: Int = 1000) async throws -> RedisSentinelGroup {
-        let auth = password.map { ["--masterauth", $0] } ?? []
+        // A replica's full sync starts at once, not after the default 5 s
+        // wait for more replicas (diskless replication).
+        let auth = ["--repl-diskless-sync-delay", "0"] + (password.map { ["--masterauth", $0] } ?? [])
         let master = try await RedisServer.start(password: password, arguments: auth)
         var servers = [master]
         for _ in 0..<replicas {
