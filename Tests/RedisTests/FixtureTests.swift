@@ -8,8 +8,13 @@ import Testing
 struct FixtureTests {
     @Test("the TLS server answers on its TLS port to a client trusting its CA, and not to one trusting another CA")
     func tlsServer() async throws {
+        let clock = ContinuousClock()
+        var started = clock.now
         let tls = try await RedisTLSMaterial.shared()
+        print("fixture timing: TLS material in \(clock.now - started)")
+        started = clock.now
         let server = try await RedisServer.start(tls: tls)
+        print("fixture timing: TLS server ready in \(clock.now - started)")
         let port = try #require(server.tlsPort)
         let trusted = await redisCLI(["--tls", "--cacert", tls.caCertificate, "-p", String(port), "PING"])
         #expect(trusted.output.contains("PONG"), "\(trusted)")
