@@ -37,6 +37,38 @@ struct FixtureTests {
         #expect(with.output.contains("PONG"), "\(with)")
     }
 
+    @Test("the TLS material verifies: server for localhost, 127.0.0.1 and ::1, client for client auth, neither under the other CA")
+    func tlsMaterial() async throws {
+        let tls = try await RedisTLSMaterial.shared()
+        #expect(try await RedisTLSMaterial.shared().directory == tls.directory)
+        for check in [["-verify_hostname", "localhost"], ["-verify_ip", "127.0.0.1"], ["-verify_ip", "::1"]] {
+            let verified = await openssl(["verify", "-CAfile", tls.caCertificate, "-purpose", "sslserver"] + check + [tls.serverCertificate])
+            #expect(verified.status == 0, "\(check): \(verified)")
+        }
+        let client = await openssl(["verify", "-CAfile", tls.caCertificate, "-purpose", "sslclient", tls.clientCertificate])
+        #expect(client.status == 0, "\(client)")
+        let wrongHost = await openssl(["verify", "-CAfile", tls.caCertificate, "-verify_hostname", "example.com", tls.serverCertificate])
+        #expect(wrongHost.status != 0, "\(wrongHost)")
+        for certificate in [tls.serverCertificate, tls.clientCertificate] {
+            let other = await openssl(["verify", "-CAfile", tls.otherCACertificate, certificate])
+            #expect(other.status != 0, "\(other)")
+        }
+    }
+
+    @Test("a sentinel group without a password and with two replicas: every sentinel reports the master and both replicas")
+    func sentinelGroupShape() async throws {
+        let group = try await RedisSentinelGroup.start(masterName: "shape", replicas: 2)
+        #expect(group.sentinelPorts.count == 3 && group.serverPorts.count == 3)
+        #expect(await group.masterPort == group.serverPorts[0])
+        for port in group.sentinelPorts {
+            let replicas = await blocking { RedisControl.call(port: port, ["SENTINEL", "replicas", "shape"]) }
+            #expect(replicas?.elements?.count == 2)
+        }
+        let role = await blocking { RedisControl.call(port: group.serverPorts[2], ["ROLE"]) }
+        #expect(role?.elements?.first?.string == "slave")
+        await group.stop()
+    }
+
     @Test("the sentinel group fails over after its master is killed, and the new master accepts a write")
     func sentinelFailover() async throws {
         let clock = ContinuousClock()
@@ -92,15 +124,23 @@ struct FixtureTests {
     }
 }
 
+/// Runs `openssl` with `arguments`; its exit status and output.
+private func openssl(_ arguments: [String]) async -> (status: Int32, output: String) {
+    await run(["/usr/bin/openssl"] + arguments)
+}
+
 /// Runs `redis-cli` with `arguments` against 127.0.0.1 and returns its exit
 /// status and output (standard output and error).
 func redisCLI(_ arguments: [String]) async -> (status: Int32, output: String) {
+    await run(["/usr/bin/redis-cli", "-h", "127.0.0.1"] + arguments)
+}
+
+/// Runs `argv` to its end; its exit status and output (standard output and error).
+private func run(_ argv: [String]) async -> (status: Int32, output: String) {
     await blocking {
-        let output = NSTemporaryDirectory() + "modgud-redis-cli-\(UUID().uuidString).out"
+        let output = NSTemporaryDirectory() + "modgud-fixture-\(UUID().uuidString).out"
         defer { try? FileManager.default.removeItem(atPath: output) }
-        guard let pid = try? ChildProcess.spawn(["/usr/bin/redis-cli", "-h", "127.0.0.1"] + arguments, output: output) else {
-            return (-1, "redis-cli did not start")
-        }
+        guard let pid = try? ChildProcess.spawn(argv, output: output) else { return (-1, "\(argv[0]) did not start") }
         let status = ChildProcess.waitForExit(pid)
         return (status, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
     }

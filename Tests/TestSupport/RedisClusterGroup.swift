@@ -13,6 +13,7 @@ import Glibc
 /// sync. Every node is killed and its directory removed when the group is
 /// released.
 public final class RedisClusterGroup: Sendable {
+    /// `redis-cli` (package `redis-tools`, installed with `redis-server`).
     public static let cli = "/usr/bin/redis-cli"
 
     /// The password of every node, if any.

@@ -9,6 +9,7 @@ import Glibc
 /// directory. Killed and its directory removed when the value is released.
 /// ``RedisSentinelGroup`` starts these.
 public final class RedisSentinel: Sendable {
+    /// Debian's `redis-sentinel` (package `redis-sentinel`, installed when missing).
     public static let binary = "/usr/bin/redis-sentinel"
 
     /// The sentinel's TCP port.

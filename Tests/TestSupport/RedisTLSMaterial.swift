@@ -11,6 +11,7 @@ import Glibc
 /// certificate it signed, and a second, unrelated CA for "wrong CA" tests.
 /// Every property is a PEM file's path.
 public struct RedisTLSMaterial: Sendable {
+    /// Debian's `openssl` command (package `openssl`, installed when missing).
     public static let binary = "/usr/bin/openssl"
 
     /// The directory holding every file.
