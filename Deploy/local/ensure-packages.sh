@@ -10,7 +10,7 @@ set -euo pipefail
 role="${1:-runtime}"
 packages=(pkg-config libssl-dev libcurl4-openssl-dev libhiredis-dev redis-server)
 case "$role" in
-    test) packages+=(python3 python3-pip openssl nginx-light chromium) ;;
+    test) packages+=(python3 python3-pip openssl nginx-light chromium redis-sentinel) ;;
     bench) packages+=(python3 nginx-light wrk valgrind) ;;
 esac
 if [ "$role" = test ]; then packages+=(prometheus); fi  # prometheus and promtool: Deploy/prometheus and its test

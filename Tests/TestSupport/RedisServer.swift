@@ -18,6 +18,9 @@ public final class RedisServer: Sendable {
     public let port: UInt16
     /// The `requirepass` password, if any.
     public let password: String?
+    /// The TLS port, the same across ``restart()``; nil without TLS
+    /// (see ``start(tls:requireClientCertificate:password:arguments:)``).
+    public let tlsPort: UInt16?
     private let directory: String
     private let arguments: [String]
     private let running = Mutex<RunningServer?>(nil)
@@ -28,6 +31,13 @@ public final class RedisServer: Sendable {
     /// in the product: OpenSSL writes with `write(2)`, and a test that stops
     /// the server would otherwise end the whole test run.
     public static func start(password: String? = nil, arguments: [String] = []) async throws -> RedisServer {
+        try await start(password: password, arguments: arguments, tls: nil)
+    }
+
+    /// Starts a server, with a TLS port too when `tls` is given (see
+    /// RedisServer+TLS.swift), and waits until it answers `PING` on the
+    /// plain port.
+    static func start(password: String?, arguments: [String], tls: TLSSettings?) async throws -> RedisServer {
         _ = signal(SIGPIPE, SIG_IGN)
         try await blocking { try ensureInstalled() }
         // Another process may take the port between the check and the bind:
@@ -36,9 +46,16 @@ public final class RedisServer: Sendable {
         while true {
             attempt += 1
             guard let port = LoopbackPort.free() else { throw RedisServerError.noFreePort }
+            var tlsPort: UInt16?
+            var serverArguments = arguments
+            if let tls {
+                guard let free = LoopbackPort.free() else { throw RedisServerError.noFreePort }
+                tlsPort = free
+                serverArguments = tls.arguments(port: free) + arguments
+            }
             let directory = NSTemporaryDirectory() + "modgud-redis-\(UUID().uuidString)"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let server = RedisServer(port: port, password: password, directory: directory, arguments: arguments)
+            let server = RedisServer(port: port, tlsPort: tlsPort, password: password, directory: directory, arguments: serverArguments)
             do {
                 try await server.launch()
                 return server
@@ -48,8 +65,9 @@ public final class RedisServer: Sendable {
         }
     }
 
-    private init(port: UInt16, password: String?, directory: String, arguments: [String]) {
+    private init(port: UInt16, tlsPort: UInt16?, password: String?, directory: String, arguments: [String]) {
         self.port = port
+        self.tlsPort = tlsPort
         self.password = password
         self.directory = directory
         self.arguments = arguments
@@ -123,36 +141,14 @@ public final class RedisServer: Sendable {
     private static func waitForPing(port: UInt16, timeout: Double) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            let reply = ping(port: port)
-            if reply.hasPrefix("+PONG") || reply.hasPrefix("-NOAUTH") { return true }
+            switch RedisControl.call(port: port, ["PING"]) {
+            case .simple("PONG"): return true
+            case .error(let text) where text.hasPrefix("NOAUTH"): return true
+            default: break
+            }
             usleep(10_000)
         }
         return false
-    }
-
-    /// One blocking `PING` over a fresh socket with a 1 s timeout; "" on
-    /// any failure. (Its own socket code: the descriptor is closed exactly
-    /// once, here.)
-    private static func ping(port: UInt16) -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return "" }
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 1, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = port.bigEndian
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { return "" }
-        let request = Array("*1\r\n$4\r\nPING\r\n".utf8)
-        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else { return "" }
-        var buffer = [UInt8](repeating: 0, count: 128)
-        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        return n > 0 ? String(decoding: buffer[..<n], as: UTF8.self) : ""
     }
 
     /// Runs blocking work on a new serial queue. Serial queues run on
@@ -174,14 +170,14 @@ public enum RedisServerError: Error {
     case didNotStart(log: String)
 }
 
-private struct RunningServer: Sendable {
+struct RunningServer: Sendable {
     let pid: Int32
     let exit: ExitSignal
 }
 
 /// Fired once by the process's termination handler; waiters resume then
 /// (or at once when it has already fired).
-private final class ExitSignal: Sendable {
+final class ExitSignal: Sendable {
     private let state = Mutex<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     func fire() {
