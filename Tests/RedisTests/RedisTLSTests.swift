@@ -12,7 +12,7 @@ struct RedisTLSTests {
     func commandsOverTLS() async throws {
         try await withTLSServer { server, tlsPort, certificates in
             for host in ["localhost", "127.0.0.1"] {
-                let security = WireSecurity(configuration: try TLSClientConfiguration(caFile: certificates.ca))
+                let security = WireSecurity(configuration: try TLSClientConfiguration(caFile: certificates.caCertificate))
                 try await withClient(host: host, port: tlsPort, security: security) { client in
                     #expect(client.isReady, "not ready over TLS to \(host): \(client.lastFailureReason ?? "-")")
                     let big = (0..<1_048_576).map { UInt8(truncatingIfNeeded: $0 &* 31) }
@@ -25,11 +25,11 @@ struct RedisTLSTests {
             let group = try EventLoopGroup(loops: 1, name: "tls-pubsub")
             let subscriber = RedisSubscriber(configuration: RedisConfiguration(
                 host: "localhost", port: Int(tlsPort),
-                security: WireSecurity(configuration: try TLSClientConfiguration(caFile: certificates.ca))), loop: group.loops[0])
+                security: WireSecurity(configuration: try TLSClientConfiguration(caFile: certificates.caCertificate))), loop: group.loops[0])
             subscriber.start()
             #expect(await subscriber.waitUntilReady(timeout: .seconds(5)))
             let stream = await subscriber.subscribe(b("tls-channel"))
-            _ = try await server.client.publish(b("tls-channel"), b("hello"))
+            _ = try await server.publish(b("tls-channel"), b("hello"))
             var iterator = stream.makeAsyncIterator()
             #expect(await iterator.next() == b("hello"))
             await subscriber.close()
@@ -41,9 +41,9 @@ struct RedisTLSTests {
     func verificationFailures() async throws {
         try await withTLSServer { _, tlsPort, certificates in
             let cases: [(String, WireSecurity)] = [
-                ("another CA", WireSecurity(configuration: try TLSClientConfiguration(caFile: certificates.otherCA))),
+                ("another CA", WireSecurity(configuration: try TLSClientConfiguration(caFile: certificates.otherCACertificate))),
                 ("the system's store", WireSecurity(configuration: try TLSClientConfiguration())),
-                ("another name", WireSecurity(configuration: try TLSClientConfiguration(caFile: certificates.ca), serverName: "redis.example")),
+                ("another name", WireSecurity(configuration: try TLSClientConfiguration(caFile: certificates.caCertificate), serverName: "redis.example")),
             ]
             for (label, security) in cases {
                 try await withClient(host: "localhost", port: tlsPort, security: security, ready: false) { client in
@@ -63,12 +63,12 @@ struct RedisTLSTests {
     func clientCertificate() async throws {
         try await withTLSServer(requireClientCertificate: true) { _, tlsPort, certificates in
             let withCertificate = WireSecurity(configuration: try TLSClientConfiguration(
-                caFile: certificates.ca, certificateFile: certificates.clientCertificate, keyFile: certificates.clientKey))
+                caFile: certificates.caCertificate, certificateFile: certificates.clientCertificate, keyFile: certificates.clientKey))
             try await withClient(host: "localhost", port: tlsPort, security: withCertificate) { client in
                 #expect(client.isReady, "\(client.lastFailureReason ?? "-")")
                 try await client.ping()
             }
-            let without = WireSecurity(configuration: try TLSClientConfiguration(caFile: certificates.ca))
+            let without = WireSecurity(configuration: try TLSClientConfiguration(caFile: certificates.caCertificate))
             try await withClient(host: "localhost", port: tlsPort, security: without, ready: false) { client in
                 #expect(await eventually { client.connections[0].lastFailure != nil })
                 try await Task.sleep(for: .milliseconds(300))
@@ -79,10 +79,10 @@ struct RedisTLSTests {
 
     @Test("a CA file that does not exist or a key that does not match is refused when loaded, naming the step")
     func badFiles() async throws {
-        let certificates = try await TLSCertificates.make()
+        let certificates = try await RedisTLSMaterial.shared()
         #expect(throws: CryptoError.self) { try TLSClientConfiguration(caFile: certificates.directory + "/missing.crt") }
         do {
-            _ = try TLSClientConfiguration(caFile: certificates.ca, certificateFile: certificates.clientCertificate,
+            _ = try TLSClientConfiguration(caFile: certificates.caCertificate, certificateFile: certificates.clientCertificate,
                                            keyFile: certificates.serverKey)
             Issue.record("a certificate with another's key was accepted")
         } catch {
@@ -94,18 +94,25 @@ struct RedisTLSTests {
     // MARK: Helpers
 
     private func withTLSServer(requireClientCertificate: Bool = false,
-                               _ body: (RedisFixture, UInt16, TLSCertificates) async throws -> Void) async throws {
-        let certificates = try await TLSCertificates.make()
-        guard let tlsPort = LoopbackPort.free() else { throw FixtureError.notReady("no free port") }
-        let server = try await RedisFixture.start(arguments: certificates.serverArguments(tlsPort: tlsPort,
-                                                                                          requireClientCertificate: requireClientCertificate))
+                               _ body: (RedisClient, UInt16, RedisTLSMaterial) async throws -> Void) async throws {
+        let certificates = try await RedisTLSMaterial.shared()
+        let server = try await RedisServer.start(tls: certificates, requireClientCertificate: requireClientCertificate)
+        let tlsPort = try #require(server.tlsPort)
+        let group = try EventLoopGroup(loops: 1, name: "tls-plain")
+        let plain = RedisClient(configuration: RedisConfiguration(host: "127.0.0.1", port: Int(server.port)), loops: group.loops)
+        plain.start()
+        _ = await plain.waitUntilReady(timeout: .seconds(5))
         do {
-            try await body(server, tlsPort, certificates)
+            try await body(plain, tlsPort, certificates)
         } catch {
-            await server.stop()
+            await plain.close()
+            group.shutdown()
+            await server.kill()
             throw error
         }
-        await server.stop()
+        await plain.close()
+        group.shutdown()
+        await server.kill()
     }
 
     private func withClient(host: String, port: UInt16, security: WireSecurity, ready: Bool = true,

@@ -165,7 +165,7 @@ struct EventLoopTests {
         // or is between the two: none of it may be left waiting.
         let counter = Atomic<Int>(0)
         for _ in 0..<2_000 {
-            await loop.submit { counter.add(1, ordering: .relaxed) }
+            _ = await loop.submit { counter.add(1, ordering: .relaxed) }
         }
         #expect(counter.load(ordering: .relaxed) == 2_000)
     }

@@ -81,6 +81,11 @@ final class ClusterRouter: Sendable {
         }
     }
 
+    /// The node the map names for `slot`.
+    func node(for slot: Int) -> RedisAddress? {
+        state.withLock { $0.map.node(for: slot) }
+    }
+
     // MARK: Routing
 
     /// Runs `body` on a connection to the node serving `slot` (any node for

@@ -13,6 +13,8 @@ final class SentinelQuery: RedisWireDelegate {
     private var remaining: [RedisAddress]
     private var completion: Completion?
     private var wire: RedisWire?
+    /// The sentinel being asked.
+    private var current: RedisAddress?
     private var timer: UInt64?
     private var lastProblem = "no sentinel configured"
     /// Counts the sentinels asked, so a late name lookup for one given up
@@ -37,6 +39,7 @@ final class SentinelQuery: RedisWireDelegate {
         let sentinel = remaining.removeFirst()
         attempt += 1
         let attempt = attempt
+        current = sentinel
         let deadline = MonotonicClock.now() &+ monitor.timeout.nanoseconds
         timer = loop.schedule(after: monitor.timeout) { [self] in
             timer = nil
@@ -121,7 +124,7 @@ final class SentinelQuery: RedisWireDelegate {
     func wireDidClose(_ wire: RedisWire, error: RedisConnectionFailure?) {
         guard wire === self.wire else { return }
         self.wire = nil
-        if let error { lastProblem = error.description }
+        if let error { lastProblem = "\(current.map(\.description) ?? "a sentinel"): \(error)" }
         loop.schedule(after: .zero) { [self] in drop() }
     }
 }
