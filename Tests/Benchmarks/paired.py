@@ -32,6 +32,7 @@ A binary is a release build, e.g. from `swift build -c release
 --static-swift-stdlib --scratch-path DIR` at each of the two commits.
 """
 import glob
+import json
 import os
 import statistics
 import subprocess
@@ -64,8 +65,11 @@ def proxy_targets(binaries: list[str], prefix: list[str] | None = None) -> tuple
     backends = pb.start_backends(b.build_release("modgud-sim"), lifetime=3600)
     processes = list(backends["processes"])
     targets = []
-    for binary in binaries:
-        gateway, public_port, admin_port = pb.start_gateway(binary, backends, prefix)
+    # BENCH_NEW_GATEWAY_ENV (JSON) sets the second build's settings apart,
+    # e.g. the same binary on another Redis topology (cluster_bench.sh).
+    extra = [{}, json.loads(os.environ.get("BENCH_NEW_GATEWAY_ENV", "{}"))]
+    for binary, extra_env in zip(binaries, extra):
+        gateway, public_port, admin_port = pb.start_gateway(binary, backends, prefix, extra_env)
         processes.insert(0, gateway)
         targets.append({"url": f"http://127.0.0.1:{public_port}{pb.PATH}", "pid": gateway.pid,
                         "public_port": public_port, "wait": [public_port, admin_port]})

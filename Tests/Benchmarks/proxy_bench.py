@@ -123,11 +123,13 @@ def start_backends(simulator, lifetime: int) -> dict:
     return {"ports": ports, "processes": [upstream, sim, redis]}
 
 
-def start_gateway(binary, backends: dict, prefix: list[str] | None = None) -> tuple[b.Process, int, int]:
+def start_gateway(binary, backends: dict, prefix: list[str] | None = None,
+                  extra_env: dict | None = None) -> tuple[b.Process, int, int]:
     """The gateway with one route, `/api/` -> the upstream, token mode
     `user` (run under `prefix`, a tool such as valgrind, when given);
     returns it and its public and admin ports. BENCH_GATEWAY_ENV, a JSON
-    object, adds or overrides settings (e.g. the session cache off)."""
+    object, adds or overrides settings (e.g. the session cache off), and
+    `extra_env` after it."""
     ports = backends["ports"]
     public_port, admin_port = b.free_port(), b.free_port()
     routes = [{"prefix": "/api/", "upstream": f"http://127.0.0.1:{ports['upstream']}/", "token": "user"}]
@@ -144,7 +146,7 @@ def start_gateway(binary, backends: dict, prefix: list[str] | None = None) -> tu
         "BFF_LOG_LEVEL": "warning",
         # Every paced connection comes from 127.0.0.1: no per-address cap.
         "BFF_MAX_CONNECTIONS_PER_ADDRESS": "0",
-    } | json.loads(os.environ.get("BENCH_GATEWAY_ENV", "{}")), log_name="gateway")
+    } | json.loads(os.environ.get("BENCH_GATEWAY_ENV", "{}")) | (extra_env or {}), log_name="gateway")
     return gateway, public_port, admin_port
 
 
