@@ -74,10 +74,11 @@ def children(pid: int) -> list[int]:
 class Process:
     """A background process that is always stopped (SIGTERM, then KILL)."""
 
-    def __init__(self, argv, env=None, log_name="process", inherit_env=True):
+    def __init__(self, argv, env=None, log_name="process", inherit_env=True, log_dir=None):
         """`inherit_env=False` starts from PATH alone, so that settings in
-        the caller's environment (BFF_*, say) cannot leak in."""
-        self.log = tempfile.NamedTemporaryFile(prefix=f"bench-{log_name}-", suffix=".log", delete=False)
+        the caller's environment (BFF_*, say) cannot leak in. The log is a
+        new file in `log_dir` (default: the system's temporary directory)."""
+        self.log = tempfile.NamedTemporaryFile(prefix=f"bench-{log_name}-", suffix=".log", delete=False, dir=log_dir)
         full_env = dict(os.environ) if inherit_env else {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
         full_env.update(env or {})
         self.popen = subprocess.Popen(argv, env=full_env, stdout=self.log, stderr=subprocess.STDOUT)
@@ -104,9 +105,10 @@ def nginx_available() -> str | None:
     return None
 
 
-def start_nginx(server_block: str, workers: int = 2) -> tuple[Process, Path]:
-    """Starts nginx in the foreground with a throwaway prefix directory."""
-    prefix = Path(tempfile.mkdtemp(prefix="bench-nginx-"))
+def start_nginx(server_block: str, workers: int = 2, parent: Path | None = None) -> tuple[Process, Path]:
+    """Starts nginx in the foreground with a throwaway prefix directory
+    (made in `parent`, default the system's temporary directory)."""
+    prefix = Path(tempfile.mkdtemp(prefix="bench-nginx-", dir=parent))
     (prefix / "logs").mkdir()
     conf = prefix / "nginx.conf"
     conf.write_text(f"""
@@ -123,7 +125,7 @@ http {{
     {server_block}
 }}
 """)
-    process = Process([nginx_available(), "-p", str(prefix), "-c", str(conf)], log_name="nginx")
+    process = Process([nginx_available(), "-p", str(prefix), "-c", str(conf)], log_name="nginx", log_dir=parent)
     return process, prefix
 
 

@@ -183,6 +183,94 @@ def binaries(args):
     return directory / "modgud-bff", directory / "modgud-sim"
 
 
+def start_gateways(bff, sim_port, upstream_port, redis_env, processes, count=GATEWAYS, log_dir=None, extra_env=None):
+    """`count` modgud-bff processes sharing the simulator and Redis
+    (`redis_env`: the BFF_REDIS_* settings), with one route `/api/` (token
+    `user`) to the upstream on `upstream_port`; each is appended to
+    `processes` as it starts. Returns their (public, admin) ports once every
+    one answers /readyz."""
+    routes = json.dumps([{"prefix": "/api/", "upstream": f"http://127.0.0.1:{upstream_port}/", "token": "user"}])
+    gateways = []
+    for index in range(count):
+        public, admin = b.free_port(), b.free_port()
+        processes.append(b.Process([str(bff)], log_name=f"gateway{index}", inherit_env=False, log_dir=log_dir, env={
+            "BFF_LISTEN": f"127.0.0.1:{public}", "BFF_ADMIN_LISTEN": f"127.0.0.1:{admin}",
+            "BFF_MODGUD_URL": f"http://127.0.0.1:{sim_port}", "BFF_CLIENT_ID": "bff",
+            "BFF_CLIENT_SECRET": "bff-secret", **redis_env,
+            "BFF_ROUTES": routes, "BFF_REFRESH_SKEW_S": "1", "BFF_PUBLIC_ORIGIN": "http://localhost:8080",
+            "BFF_LOG_LEVEL": "warning", "BFF_ACCESS_LOG": "false", "BFF_SHUTDOWN_TIMEOUT_MS": "1000",
+            **(extra_env or {})}))
+        gateways.append((public, admin))
+    for _, admin in gateways:
+        deadline = time.time() + 60
+        while True:
+            try:
+                if call(admin, "GET", "/readyz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if time.time() > deadline:
+                raise RuntimeError(f"gateway on admin port {admin} not ready; logs in {log_dir or '/tmp'}/bench-gateway*")
+            time.sleep(0.05)
+    return gateways
+
+
+def run_races(ports, sim_port, upstream, runs, delay_ms=0) -> int:
+    """The races, one table row each, and the totals; 1 when any run has a
+    double redemption, no redemption, a non-200 answer or a revoked family."""
+    print(f"{runs} runs, {len(ports)} gateways x {PER_GATEWAY} requests, Modgud delay {delay_ms} ms")
+    print(f"{'run':>4} {'redemptions':>11} {'double':>6} {'non-200':>7} {'tokens':>6} {'revoked':>7} {'ms':>6}")
+    total_double = total_non200 = total_revoked = total_missed = 0
+    stamp = int(time.time())
+    for run in range(1, runs + 1):
+        sim_config(sim_port, {"accessTokenLifetimeSeconds": LIFETIME_S})
+        cookie = sign_in(ports[0], sim_port, f"race-{stamp}-{run}@example.com")
+        signed_in = time.monotonic()
+        sim_config(sim_port, {"accessTokenLifetimeSeconds": 3600})
+        if delay_ms:
+            status = call(sim_port, "POST", "/dev/faults",
+                          {"path": "/connect/token", "count": 1, "delayMs": delay_ms})[0]
+            assert status == 200, f"/dev/faults: {status}"
+        time.sleep(max(0.0, signed_in + LIFETIME_S + 0.5 - time.monotonic()))
+        mark = request_total(sim_port)
+        before = stats(sim_port)
+        upstream.take()
+
+        started = time.monotonic()
+        statuses = burst(ports, cookie, PER_GATEWAY)
+        elapsed_ms = (time.monotonic() - started) * 1000
+
+        redemptions = len(refresh_calls(sim_port, mark))
+        after = stats(sim_port)
+        revoked = (after.get("store", {}).get("revokedFamilies", 0)
+                   - before.get("store", {}).get("revokedFamilies", 0)) > 0
+        double = max(0, redemptions - 1)
+        non200 = sum(1 for s in statuses if s != 200)
+        tokens = len(set(upstream.take()))
+        total_double += double
+        total_missed += int(redemptions == 0)
+        total_non200 += non200
+        total_revoked += int(revoked)
+        print(f"{run:>4} {redemptions:>11} {double:>6} {non200:>7} {tokens:>6} {'yes' if revoked else 'no':>7} "
+              f"{elapsed_ms:>6.0f}", flush=True)
+    print(f"double redemptions: {total_double} over {runs} runs (target 0)")
+    print(f"non-200 answers: {total_non200}; runs with a revoked family: {total_revoked}; "
+          f"runs without a redemption: {total_missed}")
+    return 1 if total_double or total_non200 or total_revoked or total_missed else 0
+
+
+def start_simulator(sim, processes, log_dir=None):
+    """modgud-sim (no jitter, rate limits off, LIFETIME_S access tokens) on a
+    free port, appended to `processes`; returns the port once it listens."""
+    sim_port = b.free_port()
+    processes.append(b.Process([str(sim), "--listen", f"127.0.0.1:{sim_port}", "--jitter-ms", "0",
+                                "--rate-limits", "off", "--log-level", "warning",
+                                "--access-token-lifetime", str(LIFETIME_S)], log_name="sim", inherit_env=False,
+                               log_dir=log_dir))
+    b.wait_for_port(sim_port)
+    return sim_port
+
+
 def main() -> int:
     args = sys.argv[1:]
     delay_ms = 0
@@ -196,80 +284,16 @@ def main() -> int:
     workdir = tempfile.mkdtemp(prefix="bench-refresh-race-")
     upstream = Upstream()
     threading.Thread(target=upstream.serve_forever, daemon=True).start()
-    redis_port, sim_port = b.free_port(), b.free_port()
+    redis_port = b.free_port()
     processes = []
     try:
         processes.append(b.Process(["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
                                     "--appendonly", "no", "--dir", workdir], log_name="redis", inherit_env=False))
-        processes.append(b.Process([str(sim), "--listen", f"127.0.0.1:{sim_port}", "--jitter-ms", "0",
-                                    "--rate-limits", "off", "--log-level", "warning",
-                                    "--access-token-lifetime", str(LIFETIME_S)], log_name="sim", inherit_env=False))
         b.wait_for_port(redis_port)
-        b.wait_for_port(sim_port)
-        routes = json.dumps([{"prefix": "/api/", "upstream": f"http://127.0.0.1:{upstream.server_address[1]}/",
-                              "token": "user"}])
-        gateways = []
-        for index in range(GATEWAYS):
-            public, admin = b.free_port(), b.free_port()
-            processes.append(b.Process([str(bff)], log_name=f"gateway{index}", inherit_env=False, env={
-                "BFF_LISTEN": f"127.0.0.1:{public}", "BFF_ADMIN_LISTEN": f"127.0.0.1:{admin}",
-                "BFF_MODGUD_URL": f"http://127.0.0.1:{sim_port}", "BFF_CLIENT_ID": "bff",
-                "BFF_CLIENT_SECRET": "bff-secret", "BFF_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
-                "BFF_ROUTES": routes, "BFF_REFRESH_SKEW_S": "1", "BFF_PUBLIC_ORIGIN": "http://localhost:8080",
-                "BFF_LOG_LEVEL": "warning", "BFF_ACCESS_LOG": "false", "BFF_SHUTDOWN_TIMEOUT_MS": "1000"}))
-            gateways.append((public, admin))
-        for _, admin in gateways:
-            deadline = time.time() + 60
-            while True:
-                try:
-                    if call(admin, "GET", "/readyz")[0] == 200:
-                        break
-                except OSError:
-                    pass
-                if time.time() > deadline:
-                    raise RuntimeError(f"gateway on admin port {admin} not ready; logs in /tmp/bench-gateway*")
-                time.sleep(0.05)
-        ports = [public for public, _ in gateways]
-
-        print(f"{runs} runs, {GATEWAYS} gateways x {PER_GATEWAY} requests, Modgud delay {delay_ms} ms")
-        print(f"{'run':>4} {'redemptions':>11} {'double':>6} {'non-200':>7} {'tokens':>6} {'revoked':>7} {'ms':>6}")
-        total_double = total_non200 = total_revoked = total_missed = 0
-        stamp = int(time.time())
-        for run in range(1, runs + 1):
-            sim_config(sim_port, {"accessTokenLifetimeSeconds": LIFETIME_S})
-            cookie = sign_in(ports[0], sim_port, f"race-{stamp}-{run}@example.com")
-            signed_in = time.monotonic()
-            sim_config(sim_port, {"accessTokenLifetimeSeconds": 3600})
-            if delay_ms:
-                status = call(sim_port, "POST", "/dev/faults",
-                              {"path": "/connect/token", "count": 1, "delayMs": delay_ms})[0]
-                assert status == 200, f"/dev/faults: {status}"
-            time.sleep(max(0.0, signed_in + LIFETIME_S + 0.5 - time.monotonic()))
-            mark = request_total(sim_port)
-            before = stats(sim_port)
-            upstream.take()
-
-            started = time.monotonic()
-            statuses = burst(ports, cookie, PER_GATEWAY)
-            elapsed_ms = (time.monotonic() - started) * 1000
-
-            redemptions = len(refresh_calls(sim_port, mark))
-            after = stats(sim_port)
-            revoked = (after.get("store", {}).get("revokedFamilies", 0)
-                       - before.get("store", {}).get("revokedFamilies", 0)) > 0
-            double = max(0, redemptions - 1)
-            non200 = sum(1 for s in statuses if s != 200)
-            tokens = len(set(upstream.take()))
-            total_double += double
-            total_missed += int(redemptions == 0)
-            total_non200 += non200
-            total_revoked += int(revoked)
-            print(f"{run:>4} {redemptions:>11} {double:>6} {non200:>7} {tokens:>6} {'yes' if revoked else 'no':>7} "
-                  f"{elapsed_ms:>6.0f}", flush=True)
-        print(f"double redemptions: {total_double} over {runs} runs (target 0)")
-        print(f"non-200 answers: {total_non200}; runs with a revoked family: {total_revoked}; "
-              f"runs without a redemption: {total_missed}")
-        return 1 if total_double or total_non200 or total_revoked or total_missed else 0
+        sim_port = start_simulator(sim, processes)
+        gateways = start_gateways(bff, sim_port, upstream.server_address[1],
+                                  {"BFF_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0"}, processes)
+        return run_races([public for public, _ in gateways], sim_port, upstream, runs, delay_ms)
     finally:
         for process in reversed(processes):
             process.stop()
