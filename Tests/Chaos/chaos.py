@@ -23,7 +23,7 @@ refresh_race.py N times on the topology (3 gateways x 50 requests).
 
 Usage: Tests/Chaos/chaos.sh [--topology sentinel|cluster] [--bounded] [--reshard]
        [--seconds S] [--users K] [--threads T] [--wait-replicas N]
-       [--kill-at F] [--reshard-slots N] [--hang-s S] [--refresh-race N]
+       [--kill-at F] [--restart-killed S] [--reshard-slots N] [--hang-s S] [--refresh-race N]
        [--debug] [--no-build]
 """
 import argparse
@@ -56,6 +56,8 @@ def arguments(argv):
     parser.add_argument("--kill-at", type=float, default=1 / 3, help="fraction of the run")
     parser.add_argument("--reshard", action="store_true", help="cluster: move slots instead of killing a master")
     parser.add_argument("--reshard-slots", type=int, default=1000)
+    parser.add_argument("--restart-killed", type=float, metavar="S",
+                        help="start the killed node again S seconds after the failover (it rejoins as a replica)")
     parser.add_argument("--access-token-lifetime", type=int, default=3)
     parser.add_argument("--signin-interval", type=float, default=0.5)
     parser.add_argument("--hang-s", type=float, default=5.0, help="a request longer than this is a hang")
@@ -166,6 +168,7 @@ class Fault(threading.Thread):
         self.killed_port = self.killed_at = self.failover_s = self.new_master = None
         self.reshards: list[tuple[float, float, int]] = []  # (start, seconds, exit status)
         self.reshard_output = ""
+        self.restarted_at = self.replica_back_at = None
         self.error: str | None = None
 
     def run(self):
@@ -186,6 +189,13 @@ class Fault(threading.Thread):
             self.new_master = topo.wait_until("the failover", lambda: self.topology.failed_over(self.killed_port),
                                               timeout=60, interval=0.02)
             self.failover_s = time.monotonic() - self.killed_at
+            if self.args.restart_killed is not None:
+                time.sleep(self.args.restart_killed)
+                self.topology.restart(self.killed_port)
+                self.restarted_at = time.monotonic()
+                topo.wait_until("the restarted node in sync as a replica",
+                                lambda: topo.try_command(self.new_master, "WAIT", 1, 100) == 1, timeout=60, interval=0.1)
+                self.replica_back_at = time.monotonic()
         except Exception as error:  # noqa: BLE001 (reported as a failure)
             self.error = f"{type(error).__name__}: {error}"
 
@@ -206,7 +216,8 @@ def chaos(args, bff, sim) -> int:
         redis_env = {**topology.gateway_env(), "BFF_REDIS_WAIT_REPLICAS": str(args.wait_replicas)}
         gateway_processes: list[b.Process] = []
         gateways = refresh_race.start_gateways(bff, sim_port, upstream_port, redis_env, gateway_processes,
-                                               log_dir=workdir, extra_env={"BFF_MAX_CONNECTIONS_PER_ADDRESS": "0"})
+                                               log_dir=workdir, extra_env={"BFF_MAX_CONNECTIONS_PER_ADDRESS": "0",
+                                                                      "BFF_ACCESS_LOG": "true", "BFF_LOG_LEVEL": "info"})
         processes += gateway_processes
         front, front_port = start_front(workdir, [public for public, _ in gateways])
         processes.append(front)

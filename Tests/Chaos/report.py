@@ -64,10 +64,10 @@ def phase(records, name: str, start: float, end: float) -> None:
           f"p50 {durations[len(durations) // 2]:6.1f} ms, p99 {durations[min(len(durations) - 1, int(0.99 * len(durations)))]:7.1f} ms")
 
 
-def log_evidence(logs: list[str]) -> list[str]:
-    """Counts of the gateways' warning and error events, and the first
-    error lines."""
-    events, errors = collections.Counter(), []
+def log_evidence(logs: list[str], slow_ms: float) -> list[str]:
+    """Counts of the gateways' events (access lines left out), the first
+    error lines, and access lines slower than `slow_ms`."""
+    events, errors, slow = collections.Counter(), [], []
     for index, path in enumerate(logs):
         for line in open(path, errors="replace"):
             try:
@@ -76,11 +76,15 @@ def log_evidence(logs: list[str]) -> list[str]:
                 errors.append(f"gateway{index}: {line.strip()[:300]}")
                 continue
             level = entry.get("level", "?")
+            if entry.get("event") == "http.access":
+                if entry.get("durationMs", 0) > slow_ms and len(slow) < 8:
+                    slow.append(f"gateway{index}: {line.strip()[:400]}")
+                continue
             events[(level, entry.get("event", entry.get("msg", "?")))] += 1
             if level in ("error", "critical", "fatal") and len(errors) < 8:
                 errors.append(f"gateway{index}: {line.strip()[:400]}")
     lines = [f"  {level} {event}: {count}" for (level, event), count in sorted(events.items())]
-    return lines + [f"  > {e}" for e in errors[:8]]
+    return lines + [f"  > {e}" for e in errors[:8]] + [f"  slow > {e}" for e in slow]
 
 
 def summarise(args, records, started, fault, gateway_ports, crashed, sessions, lost, before, after, logs,
@@ -158,7 +162,14 @@ def summarise(args, records, started, fault, gateway_ports, crashed, sessions, l
         end = max(r.start for r in records)
         phase(records, "before the kill", started, fault.killed_at)
         phase(records, "kill to failover + 2 s", fault.killed_at, fault.killed_at + failover + 2)
-        phase(records, "after that", fault.killed_at + failover + 2, end)
+        if fault.restarted_at is None:
+            phase(records, "after that", fault.killed_at + failover + 2, end)
+        else:
+            back = fault.replica_back_at or end
+            print(f"killed node restarted at {fault.restarted_at - started:.2f} s, in sync as a replica at "
+                  + (f"{back - started:.2f} s" if fault.replica_back_at else "never"))
+            phase(records, "then, without a replica", fault.killed_at + failover + 2, back)
+            phase(records, "with the replica back", back, end)
 
     for index, code in sorted(crashed.items()):
         failures.append(f"gateway{index} exited during the run (status {code}); log {logs[index]}")
@@ -188,7 +199,7 @@ def summarise(args, records, started, fault, gateway_ports, crashed, sessions, l
         failures.append("no refresh happened during the run (the load did not exercise refreshes)")
 
     print("gateway log events:")
-    for line in log_evidence(logs):
+    for line in log_evidence(logs, args.hang_s * 1000):
         print(line)
     if failures:
         print("FAILED:")

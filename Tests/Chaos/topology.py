@@ -107,18 +107,28 @@ class Topology:
 
     def __init__(self, workdir: Path):
         self.workdir = workdir
-        self.nodes: dict[int, b.Process] = {}  # redis-server by port
+        self.nodes: dict = {}  # redis-server by port (a killed one by "<port>-restarted")
+        self.argv: dict[int, list[str]] = {}
         self.others: list[b.Process] = []  # sentinels
         self.killed: list[int] = []
 
     def _server(self, port: int, *extra) -> None:
         directory = self.workdir / f"node-{port}"
-        directory.mkdir()
-        self.nodes[port] = b.Process(
-            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--protected-mode", "no", "--save", "",
+        directory.mkdir(exist_ok=True)
+        self.argv[port] = [
+            "redis-server", "--port", str(port), "--bind", "127.0.0.1", "--protected-mode", "no", "--save", "",
              "--appendonly", "no", "--dir", str(directory), "--repl-diskless-sync", "yes",
-             "--repl-diskless-sync-delay", "0", *extra],
-            log_name=f"redis-{port}", inherit_env=False, log_dir=self.workdir)
+             "--repl-diskless-sync-delay", "0", *extra]
+        self.nodes[port] = b.Process(self.argv[port], log_name=f"redis-{port}", inherit_env=False, log_dir=self.workdir)
+
+    def restart(self, port: int) -> None:
+        """Starts the killed node on `port` again, as it was started (empty:
+        nothing is persisted); the sentinels or the cluster make it a replica
+        of the new master."""
+        self.nodes[f"{port}-restarted"] = self.nodes.pop(port)
+        self.nodes[port] = b.Process(self.argv[port], log_name=f"redis-{port}-restarted", inherit_env=False,
+                                     log_dir=self.workdir)
+        self.killed.remove(port)
 
     def kill(self, port: int) -> float:
         """SIGKILL to the node on `port`; returns the monotonic time of the kill."""
