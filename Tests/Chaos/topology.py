@@ -294,13 +294,20 @@ class ClusterTopology(Topology):
 
     def reshard(self, slots: int, forward: bool) -> subprocess.CompletedProcess:
         """`redis-cli --cluster reshard`: `slots` slots from the first master
-        to the second (or back)."""
+        to the second (or back), once every node agrees on the slots."""
+        wait_until("every node to agree on the slots", self.agreed, timeout=30, interval=0.2)
         first, second = self.masters()[:2]
         source, target = (first, second) if forward else (second, first)
         return subprocess.run(["redis-cli", "--cluster", "reshard", f"127.0.0.1:{self.live()[0]}",
                                "--cluster-from", self.node_id(source), "--cluster-to", self.node_id(target),
                                "--cluster-slots", str(slots), "--cluster-yes"],
                               capture_output=True, text=True, timeout=300)
+
+    def agreed(self) -> bool:
+        """`redis-cli --cluster check`: every node agrees on the slots, none open."""
+        result = subprocess.run(["redis-cli", "--cluster", "check", f"127.0.0.1:{self.live()[0]}"],
+                                capture_output=True, text=True, timeout=30)
+        return result.returncode == 0 and "[ERR]" not in result.stdout and "[WARNING]" not in result.stdout
 
     def session_keys(self) -> dict[int, int]:
         return {port: count_keys(port, "bff:s:*") for port in self.masters()}
