@@ -19,6 +19,9 @@ Then, per run:
      single flight should have saved), non-200 answers, whether a token family was revoked, and how
      many different tokens reached the upstream (target 1).
 
+Tests/Chaos/chaos.py --refresh-race runs the same races (start_gateways,
+run_races) on a Sentinel group or a Redis Cluster.
+
 Usage: Tests/Benchmarks/refresh_race.sh [runs=20] [--debug] [--no-build] [--delay-ms N]
   --debug      debug build instead of release (faster to build)
   --no-build   use the binaries already built

@@ -28,16 +28,24 @@ def counter_delta(before: dict, after: dict, group: str, name: str) -> int:
 
 
 def outage(records, gateway: str, since: float):
-    """(first 503, last 503, first 200 after the last 503) of one gateway at
-    or after `since`, as monotonic times (end of the 200); Nones when it
+    """One gateway's outage after `since` (the kill): (first 503, last 503
+    of the outage, the end of its first 200 after that, later 503s). The
+    outage is the run of whole seconds from `since` each holding a 503 from
+    that gateway; 503s after it are counted apart. Nones when the gateway
     answered no 503."""
     mine = [r for r in records if r.gateway == gateway and r.start >= since]
     unavailable = [r for r in mine if r.status == 503]
     if not unavailable:
-        return None, None, None
-    first, last = unavailable[0].start, max(r.start for r in unavailable)
+        return None, None, None, []
+    seconds = {int(r.start - since) for r in unavailable}
+    span = 0
+    while span in seconds:
+        span += 1
+    in_outage = [r for r in unavailable if r.start - since < span] or unavailable[:1]
+    last = max(r.start for r in in_outage)
+    later = [r for r in unavailable if r.start > last]
     served = [r.start + r.duration for r in mine if r.status == 200 and r.start > last]
-    return first, last, min(served) if served else None
+    return in_outage[0].start, last, min(served) if served else None, later
 
 
 def timeline(records, started: float, from_s: float, to_s: float) -> None:
@@ -147,18 +155,24 @@ def summarise(args, records, started, fault, gateway_ports, crashed, sessions, l
             failover = fault.failover_s
             print(f"master 127.0.0.1:{fault.killed_port} killed at {kill_s:.2f} s; failover (kill to "
                   f"127.0.0.1:{fault.new_master} answering ROLE master): {failover:.2f} s")
+        outage_end = fault.killed_at + failover
         for gateway, index in sorted(gateway_ports.items(), key=lambda item: item[1]):
-            first, last, served = outage(records, gateway, fault.killed_at)
+            first, last, served, later = outage(records, gateway, fault.killed_at)
+            outage_end = max(outage_end, last or 0)
             if first is None:
                 print(f"gateway{index} ({gateway}): no 503 seen")
                 continue
             again = "never" if served is None else f"{served - fault.killed_at:.2f} s after the kill"
             window = "open" if served is None else f"{served - first:.2f} s"
-            print(f"gateway{index} ({gateway}): first 503 {first - fault.killed_at:+.2f} s, last 503 "
+            print(f"gateway{index} ({gateway}): first 503 {first - fault.killed_at:+.2f} s, last 503 of the outage "
                   f"{last - fault.killed_at:+.2f} s, outage window {window}, served again {again}")
+            if later:
+                print(f"  then {len(later)} more 503s, from {later[0].start - fault.killed_at:+.2f} s to "
+                      f"{later[-1].start - fault.killed_at:+.2f} s: "
+                      + ", ".join(f"{d or '-'} {n}" for d, n in collections.Counter(r.detail for r in later).items()))
             if served is None or served - fault.killed_at > failover + 2:
                 failures.append(f"gateway{index} did not serve again within failover + 2 s ({again})")
-        timeline(records, started, kill_s - 2, kill_s + failover + 5)
+        timeline(records, started, kill_s - 2, min(args.seconds, outage_end - started + 3))
         end = max(r.start for r in records)
         phase(records, "before the kill", started, fault.killed_at)
         phase(records, "kill to failover + 2 s", fault.killed_at, fault.killed_at + failover + 2)
