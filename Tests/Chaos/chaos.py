@@ -291,10 +291,16 @@ def race(args, bff, sim) -> int:
         upstream.shutdown()
 
 
+def interrupted(signum, _frame):
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
 def main() -> int:
     args = arguments(sys.argv[1:])
-    # SIGTERM ends the run like Ctrl-C: the finally blocks stop every process.
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    # SIGINT (also when inherited as ignored, in a background job) and
+    # SIGTERM end the run: the finally blocks stop every process.
+    signal.signal(signal.SIGINT, interrupted)
+    signal.signal(signal.SIGTERM, interrupted)
     build_args = (["--debug"] if args.debug else []) + (["--no-build"] if args.no_build else [])
     bff, sim = refresh_race.binaries(build_args)
     if args.refresh_race:
