@@ -9,14 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="/opt/swift/usr/bin:$PATH"
-Deploy/local/ensure-packages.sh test
-if [ ! -x /usr/bin/redis-sentinel ]; then
-    echo "installing: redis-sentinel"
-    sudo_cmd=()
-    [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
-    "${sudo_cmd[@]}" apt-get update -qq
-    "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-sentinel >/dev/null
-fi
+Deploy/local/ensure-packages.sh test  # redis-server, redis-sentinel, nginx-light
 
 for arg in "$@"; do
     case "$arg" in --topology|--topology=*) exec python3 Tests/Chaos/chaos.py "$@" ;; esac
