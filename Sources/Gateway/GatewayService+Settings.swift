@@ -114,6 +114,8 @@ extension GatewayService {
     /// (checked at most every few seconds).
     static func readinessChecks(redis: RedisClient, modgud: ModgudClient?) -> [any ReadinessCheck] {
         var checks: [any ReadinessCheck] = [ClosureReadinessCheck("redis") {
+            // With a cluster: every slot's master must be reachable.
+            guard redis.isReady else { return "unreachable" }
             do {
                 try await redis.ping()
                 return nil

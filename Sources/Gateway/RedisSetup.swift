@@ -45,15 +45,19 @@ struct RedisSetup: Sendable {
     }
 
     /// `BFF_REDIS_WAIT_REPLICAS` for the session store: a write that fewer
-    /// replicas acknowledged is counted and logged, and stands.
+    /// replicas acknowledged, or that went without `WAIT` after such a
+    /// shortfall, is counted; a `WAIT` that fell short is logged. The write
+    /// stands either way.
     static func durability(_ endpoint: RedisEndpoint, metrics: MetricsRegistry, logger: Logger) -> RedisSessionStore.Durability? {
         guard endpoint.waitReplicas > 0 else { return nil }
         let shortfalls = metrics.counter("bff_redis_wait_shortfalls_total",
-                                         help: "Session writes fewer replicas acknowledged than BFF_REDIS_WAIT_REPLICAS within its timeout.")
+                                         help: "Session writes not acknowledged by BFF_REDIS_WAIT_REPLICAS replicas: WAIT fell short, or was skipped for a second after it did.")
         let wanted = endpoint.waitReplicas
         return RedisSessionStore.Durability(replicas: wanted, timeout: endpoint.waitTimeout) { acknowledged in
             shortfalls.increment()
-            logger.warning("redis.wait_shortfall", ["wanted": .int(wanted), "acknowledged": .int(acknowledged)])
+            if let acknowledged {
+                logger.warning("redis.wait_shortfall", ["wanted": .int(wanted), "acknowledged": .int(acknowledged)])
+            }
         }
     }
 }

@@ -9,12 +9,16 @@ import Sessions
 extension TokenRefresher {
     /// Writes the successor tokens (compare-and-set on the version; we hold
     /// the lock, so a lost race means the session ended or was written by
-    /// something else, which is merged with).
+    /// something else, which is merged with). While the store is away (a
+    /// failover), tries again with a growing pause for up to half the lock's
+    /// lease, which is renewed meanwhile: the successor exists only here.
     func store(_ tokens: TokenSet, into session: Session, audience: String?, issuedAt now: UInt64,
                logger: Logger) async -> RefreshResult {
         var current = session
         var keepOtherResources = true
-        for attempt in 1...3 {
+        var conflicts = 0
+        var waited = Duration.zero
+        for attempt in 1... {
             var data = current.data
             let expiresAt = now &+ UInt64(max(0, tokens.expiresIn)) &* 1000
             if !keepOtherResources { data.tokens.resources = [:] }
@@ -33,6 +37,8 @@ extension TokenRefresher {
                     metrics.outcomes.increment(["ok"])
                     return .fresh(current)
                 }
+                conflicts += 1
+                guard conflicts < 3 else { break }
             } catch .recordTooLarge {
                 // Too many audiences' tokens: the others are fetched again
                 // when needed; the rotated refresh token must be kept.
@@ -42,7 +48,10 @@ extension TokenRefresher {
                 continue
             } catch {
                 logger.error("refresh.write_failed", ["attempt": .int(attempt)])
-                try? await clock.sleep(for: .milliseconds(100 * attempt))
+                guard waited < settings.lease / 2 else { break }
+                let pause = min(Duration.milliseconds(100 << min(attempt - 1, 4)), .seconds(1))
+                try? await clock.sleep(for: pause)
+                waited += pause
             }
             let reloaded = await reload(current)
             if let successor = reloaded.session {

@@ -67,7 +67,9 @@ extension TokenRefresher {
                 return .unavailable
             }
         }
-        renewal.cancel()
+        // The lease is renewed until the successor is written: a store
+        // failover while writing it may take seconds.
+        defer { renewal.cancel() }
         if reply.isSuccess {
             guard let json = reply.json, let tokens = TokenSet(json: json) else {
                 // Modgud redeemed the token but its successor cannot be

@@ -39,11 +39,17 @@ final class ClusterRouter: Sendable {
 
     func start() {
         for seed in seeds { _ = client(for: seed) }
+        // Looks every `eagerRefresh`, reads the map when it is wanted (a
+        // redirect, a node gone), incomplete, or `steadyRefresh` old.
         let task = Task { [self] in
+            var last = ContinuousClock.now
+            await refresh()
             while !state.withLock({ $0.closed }) {
+                try? await Task.sleep(for: Self.eagerRefresh)
+                let wanted = state.withLock { $0.refreshWanted }
+                guard wanted || !isReady || ContinuousClock.now - last >= Self.steadyRefresh else { continue }
+                last = ContinuousClock.now
                 await refresh()
-                let eager = state.withLock { $0.refreshWanted } || !isReady
-                try? await Task.sleep(for: eager ? Self.eagerRefresh : Self.steadyRefresh)
             }
         }
         refresher.withLock { $0 = task }
