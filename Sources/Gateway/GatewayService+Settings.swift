@@ -78,9 +78,7 @@ extension GatewayService {
     /// behind; nil when that is 0.
     static func sessionCache(_ config: GatewayConfig, redis: RedisConfiguration, publisher: RedisClient,
                              loop: EventLoop) -> RedisTrackedCache? {
-        // Tracking invalidations come from the one node a tracking
-        // connection is on: with a cluster, the cache would miss the others'.
-        guard config.sessionCacheStaleness > .zero, redis.cluster == nil else { return nil }
+        guard config.sessionCacheStaleness > .zero else { return nil }
         return RedisTrackedCache(configuration: redis, loop: loop, publisher: publisher,
                                  settings: RedisSessionStore.recordCacheSettings(capacity: 4096,
                                                                                  maxStaleness: config.sessionCacheStaleness))

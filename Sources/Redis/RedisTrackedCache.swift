@@ -68,36 +68,34 @@ public final class RedisTrackedCache: Sendable {
     /// The settings.
     public let settings: Settings
     let entries: TrackedEntries
-    let core: LoopBound<TrackingCore>
-    private let status: ConnectionStatus
+    private let trackers: TrackerSet
     private let closed = Atomic<Bool>(false)
 
     /// A cache whose tracking connection lives on `loop`, connecting with
-    /// `configuration`; heartbeats are published through `publisher`.
-    /// Nothing happens until ``start()``.
+    /// `configuration`; heartbeats are published through `publisher`. With
+    /// a cluster (`configuration.cluster`, and `publisher` a client of it)
+    /// there is one tracking connection per master, and entries are served
+    /// only while every one is current. Nothing happens until ``start()``.
     public init(configuration: RedisConfiguration, loop: EventLoop, publisher: RedisClient, settings: Settings) {
         self.settings = settings
         let entries = TrackedEntries(capacity: settings.capacity, maxStaleness: settings.maxStaleness.nanoseconds)
         self.entries = entries
-        status = ConnectionStatus()
-        let connection = ConnectionCore(configuration: configuration, loop: loop, status: status)
-        core = LoopBound(TrackingCore(connection: connection, entries: entries, publisher: publisher,
-                                         settings: settings), loop: loop)
+        trackers = TrackerSet(configuration: configuration, loop: loop, entries: entries, publisher: publisher, settings: settings)
     }
 
     deinit {
-        if !closed.load(ordering: .acquiring) { core.later { $0.close() } }
+        if !closed.load(ordering: .acquiring) { trackers.closeLater() }
     }
 
     /// Starts connecting and tracking in the background. Idempotent.
     public func start() {
-        core.withValue { $0.start() }
+        trackers.start()
     }
 
-    /// Stops tracking, forgets everything and closes the connection.
+    /// Stops tracking, forgets everything and closes the connections.
     public func close() async {
         closed.store(true, ordering: .releasing)
-        await core.withValueAndWait { $0.close() }
+        await trackers.close()
     }
 
     /// Whether entries may be served now: tracking confirmed and a heartbeat
@@ -105,7 +103,7 @@ public final class RedisTrackedCache: Sendable {
     public var isCurrent: Bool { entries.isCurrent(now: MonotonicClock.now()) }
 
     /// Why the tracking connection last failed, if it did.
-    public var lastFailureReason: String? { status.lastFailure?.description }
+    public var lastFailureReason: String? { trackers.lastFailureReason }
 
     /// The cached reply for the key `keyPrefix + key`, when there is one and
     /// the cache is current.
@@ -139,7 +137,9 @@ public final class RedisTrackedCache: Sendable {
 }
 
 /// The shared, lock-protected side of a ``RedisTrackedCache``: entries,
-/// in-flight read tickets, and whether tracking is trusted.
+/// in-flight read tickets, and whether tracking is trusted. Several
+/// tracking connections (one per master of a cluster) may feed it: entries
+/// are served only while every one of them tracks and is current.
 final class TrackedEntries: Sendable {
     private struct Table {
         var entries: [String: RedisValue] = [:]
@@ -148,10 +148,19 @@ final class TrackedEntries: Sendable {
         var nextTicket: UInt64 = 1
         /// Bumped whenever everything is forgotten: voids every ticket.
         var generation: UInt64 = 0
+        /// Each tracking connection's state, by its id.
+        var trackers: [UInt64: (tracking: Bool, currentUntil: UInt64)] = [:]
+        /// Every tracker tracks (and there is one).
         var tracking = false
-        /// Monotonic ns until which entries may be served.
+        /// Monotonic ns until which entries may be served: the earliest of
+        /// the trackers'.
         var currentUntil: UInt64 = 0
         var statistics = RedisTrackedCache.Statistics()
+
+        mutating func aggregate() {
+            tracking = !trackers.isEmpty && trackers.values.allSatisfy(\.tracking)
+            currentUntil = tracking ? trackers.values.lazy.map(\.currentUntil).min() ?? 0 : 0
+        }
     }
 
     struct Ticket {
@@ -229,25 +238,44 @@ final class TrackedEntries: Sendable {
     }
 
     /// Forgets every entry and voids every ticket; `tracking` says whether
-    /// reads may fill the cache again from now on. Counted as a flush only
-    /// when the cache was tracking: before that it holds nothing to forget.
-    func flush(tracking: Bool) {
+    /// `tracker` tracks from now on. Counted as a flush only when the cache
+    /// was tracking: before that it holds nothing to forget.
+    func flush(tracking: Bool, tracker: UInt64) {
         table.withLock { table in
             if table.tracking { table.statistics.flushes += 1 }
             table.generation &+= 1
             table.entries.removeAll()
             table.reads.removeAll()
-            table.tracking = tracking
-            if !tracking { table.currentUntil = 0 }
+            guard let state = table.trackers[tracker] else { return table.aggregate() }
+            table.trackers[tracker] = (tracking, tracking ? state.currentUntil : 0)
+            table.aggregate()
         }
     }
 
-    /// A heartbeat sent at `sentAt` came back: everything announced before
-    /// it is known.
-    func confirm(sentAt: UInt64) {
+    /// A heartbeat `tracker` sent at `sentAt` came back: everything
+    /// announced to it before is known.
+    func confirm(sentAt: UInt64, tracker: UInt64) {
         table.withLock { table in
-            guard table.tracking else { return }
-            table.currentUntil = max(table.currentUntil, sentAt &+ maxStaleness)
+            guard let state = table.trackers[tracker], state.tracking else { return }
+            table.trackers[tracker] = (true, max(state.currentUntil, sentAt &+ maxStaleness))
+            table.aggregate()
+        }
+    }
+
+    /// A new tracking connection: nothing is served until it tracks (its
+    /// set-up then forgets everything, so no entry predates it).
+    func add(tracker: UInt64) {
+        table.withLock { table in
+            table.trackers[tracker] = (false, 0)
+            table.aggregate()
+        }
+    }
+
+    /// A tracking connection closed for good (its node serves no slot).
+    func remove(tracker: UInt64) {
+        table.withLock { table in
+            table.trackers[tracker] = nil
+            table.aggregate()
         }
     }
 

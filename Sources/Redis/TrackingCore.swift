@@ -20,6 +20,8 @@ final class TrackingCore: ConnectionCoreObserver {
     private let settings: RedisTrackedCache.Settings
     /// A channel no other cache uses, so only this cache's heartbeats come back on it.
     private let heartbeatChannel: [UInt8]
+    /// This connection's id in `entries`.
+    let trackerID: UInt64
     /// Channels whose subscription the server has not confirmed yet.
     private var unconfirmed: Set<[UInt8]> = []
     /// Whether this connection's set-up is complete and confirmed.
@@ -30,7 +32,9 @@ final class TrackingCore: ConnectionCoreObserver {
     private var heartbeatTimer: UInt64?
     private var closed = false
 
-    init(connection: ConnectionCore, entries: TrackedEntries, publisher: RedisClient, settings: RedisTrackedCache.Settings) {
+    init(connection: ConnectionCore, entries: TrackedEntries, publisher: RedisClient, settings: RedisTrackedCache.Settings,
+         trackerID: UInt64) {
+        self.trackerID = trackerID
         self.connection = connection
         self.entries = entries
         self.publisher = publisher
@@ -95,7 +99,7 @@ final class TrackingCore: ConnectionCoreObserver {
         tracking = false
         unconfirmed = []
         heartbeats.removeAll()
-        entries.flush(tracking: false)
+        entries.flush(tracking: false, tracker: trackerID)
     }
 
     // MARK: Messages
@@ -111,12 +115,12 @@ final class TrackingCore: ConnectionCoreObserver {
                let sentAt = heartbeats[number]
             {
                 heartbeats = heartbeats.filter { $0.key > number }
-                entries.confirm(sentAt: sentAt)
+                entries.confirm(sentAt: sentAt, tracker: trackerID)
             }
         case Array("subscribe".utf8):
             guard unconfirmed.remove(channel) != nil, unconfirmed.isEmpty else { return }
             tracking = true
-            entries.flush(tracking: true)
+            entries.flush(tracking: true, tracker: trackerID)
             sendHeartbeat()
         default:
             break
@@ -134,7 +138,7 @@ final class TrackingCore: ConnectionCoreObserver {
                 return String(decoding: bytes[prefix.count...], as: UTF8.self)
             })
         default:
-            entries.flush(tracking: true)
+            entries.flush(tracking: true, tracker: trackerID)
         }
     }
 

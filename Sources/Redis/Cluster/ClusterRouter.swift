@@ -87,6 +87,11 @@ final class ClusterRouter: Sendable {
         }
     }
 
+    /// The masters that serve at least one slot now.
+    var masters: [RedisAddress] {
+        state.withLock { $0.map.servingNodes }
+    }
+
     /// The node the map names for `slot`.
     func node(for slot: Int) -> RedisAddress? {
         state.withLock { $0.map.node(for: slot) }

@@ -30,6 +30,12 @@ struct SlotMap: Sendable {
         return index >= 0 ? nodes[index] : nil
     }
 
+    /// The nodes that serve at least one slot.
+    var servingNodes: [RedisAddress] {
+        let serving = Set(owner)
+        return nodes.indices.filter { serving.contains(Int16($0)) }.map { nodes[$0] }
+    }
+
     /// Whether every slot has a node.
     var isComplete: Bool { !owner.contains(-1) }
 
