@@ -5,9 +5,8 @@ cluster (three masters, a replica each; Tests/Chaos/topology.py) and the
 first ("base") on paired.py's one redis-server.
 
 Three measurements, printed one after the other:
-  1. proxy, default settings: one Redis keeps the session cache
-     (CLIENT TRACKING), the cluster has none, so every request there reads
-     its session from the slot's master;
+  1. proxy, default settings: both keep the session cache (CLIENT
+     TRACKING; on the cluster one tracking connection per master);
   2. proxy with the session cache off on both: the cost of slot routing
      alone, each request reading Redis either way;
   3. instructions (callgrind), the cache off on both: the routing's added
@@ -45,7 +44,7 @@ def main() -> int:
     cluster = topology.start("cluster", Path(tempfile.mkdtemp(prefix="bench-cluster-")))
     try:
         env = cluster.gateway_env()
-        print("## 1. proxy, default settings (base: one Redis with the session cache; new: the cluster, no cache)\n")
+        print("## 1. proxy, default settings (base: one Redis; new: the cluster; the session cache on both)\n")
         status = run("proxy", binary, env, {}, rounds, seconds)
         print("\n## 2. proxy, the session cache off on both (base: one Redis; new: the cluster)\n")
         status |= run("proxy", binary, env, CACHE_OFF, rounds, seconds)
