@@ -23,6 +23,8 @@ public final class GatewayService: Sendable {
     public let publicServer: HTTPServer
     public let adminServer: HTTPServer
     public let redis: RedisClient
+    /// With `BFF_REDIS_WAIT_REPLICAS`: the connections of the writes that wait.
+    let durableRedis: RedisClient?
     /// With `BFF_REDIS_MODE=sentinel`: follows the master for every connection.
     let sentinelMonitor: SentinelMonitor?
     /// Logs Redis going away and coming back, with the reason.
@@ -58,7 +60,10 @@ public final class GatewayService: Sendable {
         let redisSetup = try RedisSetup(config.redis, loop: group.loops[0])
         let redis = RedisClient(configuration: redisSetup.configuration, loops: group.loops)
         let sessionCache = Self.sessionCache(config, redis: redisSetup.configuration, publisher: redis, loop: group.loops[0])
-        let records = RedisSessionStore(client: redis, durability: RedisSetup.durability(config.redis, metrics: metrics, logger: logger))
+        // Writes followed by WAIT get connections of their own (see Durability).
+        let durableRedis = config.redis.waitReplicas > 0 ? RedisClient(configuration: redisSetup.configuration, loops: group.loops) : nil
+        let records = RedisSessionStore(client: redis, durability: RedisSetup.durability(config.redis, client: durableRedis,
+                                                                                         metrics: metrics, logger: logger))
         let sessions = SessionManager(store: records, cache: sessionCache.map { RedisRecordCache($0, store: records) },
                                       configuration: Self.sessionConfiguration(config))
         var clientSettings = HTTPClientConfiguration(connectTimeout: .seconds(2), timeout: config.modgudTimeout)
@@ -75,6 +80,7 @@ public final class GatewayService: Sendable {
                                                                          loop: group.loops[0]))
         let signals = RefreshSignals(store: refreshStore, metrics: metrics, logger: logger)
         self.redis = redis
+        self.durableRedis = durableRedis
         sentinelMonitor = redisSetup.monitor
         self.sessions = sessions
         self.http = http
@@ -162,6 +168,7 @@ public final class GatewayService: Sendable {
     public func start() async throws {
         sentinelMonitor?.start()
         redis.start()
+        durableRedis?.start()
         redisWatch.withLock { $0 = RedisWatch(redis: redis, logger: logger) }
         refreshSignals.start()
         sessionCache?.start()
@@ -215,6 +222,7 @@ public final class GatewayService: Sendable {
         await sessionCache?.close()
         redisWatch.withLock { $0?.stop() }
         await redis.close()
+        await durableRedis?.close()
         await sentinelMonitor?.close()
         await http.shutdown()
         await upstreams.shutdown()

@@ -48,13 +48,14 @@ struct RedisSetup: Sendable {
     /// replicas acknowledged, or that went without `WAIT` after such a
     /// shortfall, is counted; a `WAIT` that fell short is logged. The write
     /// stands either way.
-    static func durability(_ endpoint: RedisEndpoint, metrics: MetricsRegistry, logger: Logger) -> RedisSessionStore.Durability? {
+    static func durability(_ endpoint: RedisEndpoint, client: RedisClient?, metrics: MetricsRegistry,
+                           logger: Logger) -> RedisSessionStore.Durability? {
         // Registered either way, so the series exists (at 0) for an alert.
         let shortfalls = metrics.counter("bff_redis_wait_shortfalls_total",
                                          help: "Session writes not acknowledged by BFF_REDIS_WAIT_REPLICAS replicas: WAIT fell short, or was skipped for a second after it did.")
         guard endpoint.waitReplicas > 0 else { return nil }
         let wanted = endpoint.waitReplicas
-        return RedisSessionStore.Durability(replicas: wanted, timeout: endpoint.waitTimeout) { acknowledged in
+        return RedisSessionStore.Durability(replicas: wanted, timeout: endpoint.waitTimeout, client: client) { acknowledged in
             shortfalls.increment()
             if let acknowledged {
                 logger.warning("redis.wait_shortfall", ["wanted": .int(wanted), "acknowledged": .int(acknowledged)])

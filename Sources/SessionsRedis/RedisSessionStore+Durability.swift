@@ -11,22 +11,26 @@ extension RedisSessionStore {
     /// When fewer acknowledge within `timeout`, the write stands (it is on
     /// the master) and `shortfall` is told how many did. `WAIT` holds its
     /// connection, and every command queued behind it, for the whole
-    /// timeout, so after a shortfall the writes of the next `pause` go
-    /// without `WAIT` (each reported to `shortfall` with nil) and then one
-    /// waits again: a replica that is gone costs one timeout per pause, not
-    /// one per write.
+    /// timeout: these writes go through `client`, connections of their own
+    /// when given, so reads and locks never queue behind a `WAIT`; and after
+    /// a shortfall the writes of the next `pause` go without `WAIT` (each
+    /// reported to `shortfall` with nil) before one waits again, so a
+    /// replica that is gone costs one timeout per pause, not one per write.
     public struct Durability: Sendable {
         public var replicas: Int
         public var timeout: Duration
         public var pause: Duration
+        /// The client the waited writes use; nil: the store's.
+        public var client: RedisClient?
         public var shortfall: @Sendable (_ acknowledged: Int?) -> Void
         let skipping = SkipWindow()
 
-        public init(replicas: Int, timeout: Duration, pause: Duration = .seconds(1),
+        public init(replicas: Int, timeout: Duration, pause: Duration = .seconds(1), client: RedisClient? = nil,
                     shortfall: @escaping @Sendable (_ acknowledged: Int?) -> Void = { _ in }) {
             self.replicas = replicas
             self.timeout = timeout
             self.pause = pause
+            self.client = client
             self.shortfall = shortfall
         }
     }
@@ -39,7 +43,8 @@ extension RedisSessionStore {
             durability.shortfall(nil)
             return reply
         }
-        let (reply, acknowledged) = try await client.eval(script, keys: [key], arguments: arguments,
+        let writer = durability.client ?? client
+        let (reply, acknowledged) = try await writer.eval(script, keys: [key], arguments: arguments,
                                                           thenWaitFor: durability.replicas, timeout: durability.timeout)
         if acknowledged < durability.replicas {
             durability.skipping.open(for: durability.pause)
