@@ -110,10 +110,12 @@ extension GatewayService {
 
     /// `/readyz`: Redis answers PING; Modgud answers its discovery document
     /// (checked at most every few seconds).
-    static func readinessChecks(redis: RedisClient, modgud: ModgudClient?) -> [any ReadinessCheck] {
+    /// `durable`: the connections of the writes that wait for replicas,
+    /// when there are any; a sign-in needs them too.
+    static func readinessChecks(redis: RedisClient, durable: RedisClient?, modgud: ModgudClient?) -> [any ReadinessCheck] {
         var checks: [any ReadinessCheck] = [ClosureReadinessCheck("redis") {
             // With a cluster: every slot's master must be reachable.
-            guard redis.isReady else { return "unreachable" }
+            guard redis.isReady, durable?.isReady ?? true else { return "unreachable" }
             do {
                 try await redis.ping()
                 return nil

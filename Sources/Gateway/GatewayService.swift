@@ -75,9 +75,12 @@ public final class GatewayService: Sendable {
         }
         let upstreams = try HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .seconds(5), timeout: config.upstreamTimeout),
                                        loops: group.loops)
-        let refreshStore = RedisRefreshStore(records: records, client: redis,
-                                             subscriber: RedisSubscriber(configuration: redisSetup.configuration,
-                                                                         loop: group.loops[0]))
+        let refreshStore = redisSetup.configuration.cluster == nil
+            ? RedisRefreshStore(records: records, client: redis,
+                                subscriber: RedisSubscriber(configuration: redisSetup.configuration, loop: group.loops[0]))
+            : RedisRefreshStore(records: records, client: redis,
+                                shards: ShardedSubscriber(client: redis, configuration: redisSetup.configuration, loop: group.loops[0],
+                                                          channels: RedisRefreshStore.shardedChannels))
         let signals = RefreshSignals(store: refreshStore, metrics: metrics, logger: logger)
         self.redis = redis
         self.durableRedis = durableRedis
@@ -149,7 +152,7 @@ public final class GatewayService: Sendable {
         let servers = ServerGauges(metrics: metrics)
         let cacheMetrics = sessionCache.map { SessionCacheMetrics(cache: $0, metrics: metrics) }
         let store = StoreGauge(redis: redis, metrics: metrics)
-        let admin = AdminEndpoints(checks: Self.readinessChecks(redis: redis, modgud: modgud), metrics: metrics,
+        let admin = AdminEndpoints(checks: Self.readinessChecks(redis: redis, durable: durableRedis, modgud: modgud), metrics: metrics,
                                    beforeScrape: {
                                        servers.update()
                                        store.update()

@@ -64,6 +64,13 @@ extension RedisClient {
         try await send([Command.publish, channel, message]).integer ?? 0
     }
 
+    /// `SPUBLISH` (Redis 7 sharded pub/sub): to the node serving the
+    /// channel's slot; how many subscribers there received the message.
+    @discardableResult
+    public func spublish(_ channel: [UInt8], _ message: [UInt8]) async throws(RedisError) -> Int {
+        try await send([Command.spublish, channel, message]).integer ?? 0
+    }
+
     /// `PING`: succeeds when a connection answers.
     public func ping() async throws(RedisError) {
         _ = try await send([Command.ping])
@@ -90,6 +97,9 @@ enum Command {
     static let publish = Array("PUBLISH".utf8)
     static let ping = Array("PING".utf8)
     static let wait = Array("WAIT".utf8)
+    static let ssubscribe = Array("SSUBSCRIBE".utf8)
+    static let sunsubscribe = Array("SUNSUBSCRIBE".utf8)
+    static let spublish = Array("SPUBLISH".utf8)
     static let asking = [Array("ASKING".utf8)]
     static let subscribe = Array("SUBSCRIBE".utf8)
     static let unsubscribe = Array("UNSUBSCRIBE".utf8)

@@ -17,11 +17,14 @@ public final class RedisSubscriber: Sendable {
     /// Creates the subscriber; nothing happens until ``start()``. Only
     /// `AUTH` is used from `configuration`'s handshake settings that matter
     /// (pub/sub ignores the database index).
-    public init(configuration: RedisConfiguration, loop: EventLoop) {
+    ///
+    /// With `sharded`, channels are Redis 7 sharded channels
+    /// (`SSUBSCRIBE`), which the server refuses unless it serves their slot.
+    public init(configuration: RedisConfiguration, loop: EventLoop, sharded: Bool = false) {
         self.loop = loop
         status = ConnectionStatus()
         let connection = ConnectionCore(configuration: configuration, loop: loop, status: status)
-        core = LoopBound(SubscriberCore(connection: connection), loop: loop)
+        core = LoopBound(SubscriberCore(connection: connection, sharded: sharded), loop: loop)
     }
 
     /// Set by `close()`, so that `deinit` leaves a closed core alone: a

@@ -12,7 +12,14 @@ final class SubscriberCore: ConnectionCoreObserver {
     private var confirmations: [[UInt8]: [CheckedContinuation<Void, Never>]] = [:]
     private var closed = false
 
-    init(connection: ConnectionCore) {
+    /// `SSUBSCRIBE`/`SUNSUBSCRIBE` and `smessage` (Redis 7 sharded
+    /// pub/sub, one channel per command: channels of one command must share
+    /// a slot) instead of the classic commands.
+    let sharded: Bool
+    private var subscribeCommand: [UInt8] { sharded ? Command.ssubscribe : Command.subscribe }
+
+    init(connection: ConnectionCore, sharded: Bool = false) {
+        self.sharded = sharded
         self.connection = connection
         connection.observer = self
     }
@@ -26,7 +33,7 @@ final class SubscriberCore: ConnectionCoreObserver {
         streams[channel, default: [:]][id] = stream
         guard let context = connection.readyContext else { return confirmed.resume() }
         if isNew {
-            guard context.issueSubscription(RESPCommand.encode([Command.subscribe, channel])) else { return confirmed.resume() }
+            guard context.issueSubscription(RESPCommand.encode([subscribeCommand, channel])) else { return confirmed.resume() }
             confirmations[channel, default: []].append(confirmed)
         } else if confirmations[channel] != nil {
             confirmations[channel]?.append(confirmed)
@@ -39,7 +46,7 @@ final class SubscriberCore: ConnectionCoreObserver {
         guard streams[channel]?.removeValue(forKey: id) != nil, streams[channel]?.isEmpty == true else { return }
         streams[channel] = nil
         if let context = connection.readyContext {
-            _ = context.issueSubscription(RESPCommand.encode([Command.unsubscribe, channel]))
+            _ = context.issueSubscription(RESPCommand.encode([sharded ? Command.sunsubscribe : Command.unsubscribe, channel]))
         }
     }
 
@@ -62,7 +69,11 @@ final class SubscriberCore: ConnectionCoreObserver {
 
     func coreDidBecomeReady(_ context: RedisWire) {
         guard !streams.isEmpty else { return }
-        _ = context.issueSubscription(RESPCommand.encode([Command.subscribe] + Array(streams.keys)))
+        if sharded {
+            for channel in streams.keys { _ = context.issueSubscription(RESPCommand.encode([subscribeCommand, channel])) }
+        } else {
+            _ = context.issueSubscription(RESPCommand.encode([Command.subscribe] + Array(streams.keys)))
+        }
     }
 
     func coreDidLoseConnection() {
@@ -73,10 +84,10 @@ final class SubscriberCore: ConnectionCoreObserver {
         guard case .array(let items) = value, items.count >= 3,
               let kind = items[0].text, let channel = items[1].bytes else { return }
         switch kind.lowercased() {
-        case "message":
+        case "message", "smessage":
             guard let payload = items[2].bytes, let listeners = streams[channel] else { return }
             for stream in listeners.values { stream.yield(payload) }
-        case "subscribe":
+        case "subscribe", "ssubscribe":
             for waiter in confirmations.removeValue(forKey: channel) ?? [] { waiter.resume() }
         default:
             break

@@ -3,6 +3,11 @@ import Sessions
 
 // Leased locks (`bff:l:…`) and the expiring set index (`bff:u:…`).
 extension RedisSessionStore {
+    /// The Redis key of the lock `name`.
+    public func lockKey(_ name: String) -> [UInt8] {
+        lockPrefix + name.utf8
+    }
+
     /// `SessionStore.acquireLock`: see the protocol for the contract.
     public func acquireLock(_ name: String, lease: Duration) async throws(SessionStoreError) -> LockToken? {
         let token = try LockToken.random(name: name)

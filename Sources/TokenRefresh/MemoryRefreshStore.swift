@@ -67,7 +67,7 @@ public final class MemoryRefreshStore<C: Clock>: RefreshStore where C.Duration =
     }
 
     /// `RefreshStore.publish`: hands `message` to every listener of this store.
-    public func publish(_ message: [UInt8]) throws(SessionStoreError) {
+    public func publish(_ message: [UInt8], about lockName: String) throws(SessionStoreError) {
         let listeners = try available { state in Array(state.listeners.values) }
         for listener in listeners { listener.yield(message) }
     }

@@ -79,7 +79,7 @@ public final class RefreshSignals: Sendable {
     /// effort: a lost message only makes waiters find out by polling.
     func publish(_ lockName: String, _ outcome: RefreshSignal, key: MACKey) async {
         let message = outcome.message(lockName: lockName, key: key)
-        if let store, (try? await store.publish(message)) != nil { return }
+        if let store, (try? await store.publish(message, about: lockName)) != nil { return }
         deliver(message)   // no store (or it failed): at least this instance's waiters
     }
 

@@ -30,9 +30,10 @@ public protocol RefreshStore: SessionLockStore {
     /// hold ran out).
     func recentFailure(_ name: String) async throws(SessionStoreError) -> StoredRecord?
 
-    /// Sends an outcome message to every instance's listener (this one's
-    /// included). Best effort: a lost message only makes waiters poll.
-    func publish(_ message: [UInt8]) async throws(SessionStoreError)
+    /// Sends an outcome message about the refresh of `lockName` to every
+    /// instance's listener (this one's included). Best effort: a lost
+    /// message only makes waiters poll.
+    func publish(_ message: [UInt8], about lockName: String) async throws(SessionStoreError)
 
     /// The outcome messages published from now on, by any instance.
     func outcomeMessages() async -> AsyncStream<[UInt8]>

@@ -10,14 +10,23 @@ import TokenRefresh
 ///   hold as its TTL (`RedisSessionStore.save`);
 /// - outcome messages go out on the channel `bff:refreshed` (`PUBLISH`),
 ///   which every instance keeps one subscription to, on a connection of
-///   its own.
+///   its own; with a cluster, on the sharded channels `bff:refreshed{…}`
+///   (`SPUBLISH`), the one for the slot range of the session's lock key,
+///   which every instance listens to on each node that serves one.
 public struct RedisRefreshStore: RefreshStore {
-    /// The one channel every instance listens on.
+    /// The one channel every instance listens on (without a cluster).
     public static let channel = Array("bff:refreshed".utf8)
+    /// The sharded channels (with a cluster).
+    public static let shardedChannels = ShardedChannels(prefix: "bff:refreshed")
+
+    private enum Listener: Sendable {
+        case channel(RedisSubscriber)
+        case shards(ShardedSubscriber)
+    }
 
     private let records: RedisSessionStore
     private let client: RedisClient
-    private let subscriber: RedisSubscriber
+    private let listener: Listener
 
     /// A store keeping locks and failure records in `records`, publishing
     /// on `client`, listening through `subscriber` (a dedicated
@@ -25,7 +34,15 @@ public struct RedisRefreshStore: RefreshStore {
     public init(records: RedisSessionStore, client: RedisClient, subscriber: RedisSubscriber) {
         self.records = records
         self.client = client
-        self.subscriber = subscriber
+        listener = .channel(subscriber)
+    }
+
+    /// The same on a cluster: `client` is a cluster's, and `shards`
+    /// listens on ``shardedChannels``.
+    public init(records: RedisSessionStore, client: RedisClient, shards: ShardedSubscriber) {
+        self.records = records
+        self.client = client
+        listener = .shards(shards)
     }
 
     /// `SessionLockStore.acquireLock`: see the protocol for the contract.
@@ -54,21 +71,37 @@ public struct RedisRefreshStore: RefreshStore {
         try await records.load(name, touch: nil)
     }
 
-    /// `RefreshStore.publish`: `PUBLISH bff:refreshed <message>`.
-    public func publish(_ message: [UInt8]) async throws(SessionStoreError) {
-        do throws(RedisError) { _ = try await client.publish(Self.channel, message) } catch { throw SessionStoreError(error) }
+    /// `RefreshStore.publish`: `PUBLISH bff:refreshed <message>`, or
+    /// `SPUBLISH` on the sharded channel of the lock key's slot.
+    public func publish(_ message: [UInt8], about lockName: String) async throws(SessionStoreError) {
+        do throws(RedisError) {
+            switch listener {
+            case .channel: _ = try await client.publish(Self.channel, message)
+            case .shards: _ = try await client.spublish(Self.shardedChannels.channel(about: records.lockKey(lockName)), message)
+            }
+        } catch {
+            throw SessionStoreError(error)
+        }
     }
 
-    /// `RefreshStore.outcomeMessages`: starts the subscription connection
-    /// and subscribes to the channel (the newest 4,096 messages are kept
-    /// for a slow reader).
+    /// `RefreshStore.outcomeMessages`: starts the subscription
+    /// connection(s) and subscribes (the newest 4,096 messages are kept for
+    /// a slow reader).
     public func outcomeMessages() async -> AsyncStream<[UInt8]> {
-        subscriber.start()
-        return await subscriber.subscribe(Self.channel, bufferingNewest: 4096)
+        switch listener {
+        case .channel(let subscriber):
+            subscriber.start()
+            return await subscriber.subscribe(Self.channel, bufferingNewest: 4096)
+        case .shards(let shards):
+            return await shards.messages(bufferingNewest: 4096)
+        }
     }
 
-    /// `RefreshStore.close`: closes the subscription connection.
+    /// `RefreshStore.close`: closes the subscription connection(s).
     public func close() async {
-        await subscriber.close()
+        switch listener {
+        case .channel(let subscriber): await subscriber.close()
+        case .shards(let shards): await shards.close()
+        }
     }
 }

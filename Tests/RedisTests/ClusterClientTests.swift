@@ -26,10 +26,7 @@ struct ClusterClientTests {
             }
             #expect(try await client.delete(Array(keys.prefix(10))) == 10)
 
-            var configuration = RedisConfiguration()
-            configuration.cluster = [RedisAddress(host: "127.0.0.1", port: Int(cluster.nodePorts[5]))]
-            configuration.commandTimeout = .seconds(2)
-            let subscriber = RedisSubscriber(configuration: configuration, loop: loops.loops[0])
+            let subscriber = RedisSubscriber(configuration: clusterConfiguration(seed: cluster.nodePorts[5]), loop: loops.loops[0])
             subscriber.start()
             #expect(await subscriber.waitUntilReady(timeout: .seconds(5)))
             let stream = await subscriber.subscribe(b("bff:refreshed"))
@@ -108,11 +105,7 @@ struct ClusterClientTests {
     private func withCluster(_ body: (RedisClusterGroup, RedisClient, EventLoopGroup) async throws -> Void) async throws {
         let cluster = try await RedisClusterGroup.start()
         let loops = try EventLoopGroup(loops: 2, name: "cluster-test")
-        var configuration = RedisConfiguration()
-        configuration.cluster = [RedisAddress(host: "127.0.0.1", port: Int(cluster.nodePorts[0]))]
-        configuration.commandTimeout = .seconds(2)
-        configuration.reconnectBackoff = .milliseconds(20) ... .milliseconds(200)
-        let client = RedisClient(configuration: configuration, loops: loops.loops)
+        let client = RedisClient(configuration: clusterConfiguration(seed: cluster.nodePorts[0]), loops: loops.loops)
         client.start()
         do {
             #expect(await client.waitUntilReady(timeout: .seconds(10)), "\(client.lastFailureReason ?? "-")")

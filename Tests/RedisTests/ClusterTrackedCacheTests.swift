@@ -11,10 +11,7 @@ struct ClusterTrackedCacheTests {
     func tracksEveryMaster() async throws {
         let cluster = try await RedisClusterGroup.start()
         let loops = try EventLoopGroup(loops: 2, name: "cluster-cache")
-        var configuration = RedisConfiguration()
-        configuration.cluster = [RedisAddress(host: "127.0.0.1", port: Int(cluster.nodePorts[0]))]
-        configuration.commandTimeout = .seconds(2)
-        configuration.reconnectBackoff = .milliseconds(20) ... .milliseconds(200)
+        let configuration = clusterConfiguration(seed: cluster.nodePorts[0])
         let client = RedisClient(configuration: configuration, loops: loops.loops)
         client.start()
         let cache = RedisTrackedCache(configuration: configuration, loop: loops.loops[0], publisher: client,

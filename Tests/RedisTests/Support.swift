@@ -113,3 +113,12 @@ func withRedis(password: String? = nil, loops: Int = 2, ready: Bool = true,
     }
     await redis.stop()
 }
+
+/// A client's settings for a test cluster, seeded with the node on
+/// `port`: commands get 2 s (a loaded test run), reconnects back off from
+/// 20 ms.
+func clusterConfiguration(seed port: UInt16) -> RedisConfiguration {
+    var configuration = RedisConfiguration(commandTimeout: .seconds(2), reconnectBackoff: .milliseconds(20) ... .milliseconds(200))
+    configuration.cluster = [RedisAddress(host: "127.0.0.1", port: Int(port))]
+    return configuration
+}

@@ -94,7 +94,7 @@ struct RefreshStoreConformanceTests {
             let theirs = await elsewhere.outcomeMessages()
             try await harness.waitForListeners(2)
             let message: [UInt8] = Array("lock tag ".utf8) + [0x00, 0xFF, 0x20, 0x0A]
-            try await here.publish(message)
+            try await here.publish(message, about: "a-session")
             var (a, b) = (mine.makeAsyncIterator(), theirs.makeAsyncIterator())
             #expect(await a.next() == message)
             #expect(await b.next() == message)
