@@ -91,6 +91,14 @@ struct RefreshOutcomeTrustTests {
             Array((session.lockName + #" rate_limited {"headers":[["Retry-After","3600"]],"body":"forged"}"#).utf8),
             forged.message(lockName: session.lockName, key: Self.foreignKey),
         ]
+        // The gateway's subscription starts in the background: until Redis
+        // counts a subscriber, a message would reach nobody. A message for a
+        // lock nobody waits on is dropped unread, so it probes safely.
+        let subscribed = ContinuousClock.now + .seconds(10)
+        while try await fixture.harness.service.redis.publish(RedisRefreshStore.channel, Array("probe-lock refreshed".utf8)) == 0,
+              ContinuousClock.now < subscribed {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         for message in messages { _ = try await fixture.harness.service.redis.publish(RedisRefreshStore.channel, message) }
         let relayed = try await waiting.value
         let leader = try await first.value
