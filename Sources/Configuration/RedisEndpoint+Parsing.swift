@@ -69,7 +69,7 @@ extension RedisEndpoint {
             return .success((userInfo.isEmpty ? nil : String(userInfo), nil))
         }
         let user = userInfo[..<colon]
-        guard let password = String(userInfo[userInfo.index(after: colon)...]).removingPercentEncodingStrictly(),
+        guard let password = PercentDecoding.decode(userInfo[userInfo.index(after: colon)...]),
               !password.isEmpty else {
             return .failure(ValueProblem("the password is empty or badly percent-encoded"))
         }

@@ -65,7 +65,8 @@ public enum ReturnPath {
                 index += 1
                 continue
             }
-            guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            guard index + 2 < bytes.count, let high = PercentDecoding.hexValue(bytes[index + 1]),
+                  let low = PercentDecoding.hexValue(bytes[index + 2])
             else {
                 if strict { return nil }
                 output.append(byte)
@@ -76,14 +77,5 @@ public enum ReturnPath {
             index += 3
         }
         return output
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

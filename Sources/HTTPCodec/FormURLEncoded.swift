@@ -1,3 +1,5 @@
+import Core
+
 /// `application/x-www-form-urlencoded` bodies and query strings (WHATWG URL
 /// standard): `+` is a space, `%XX` a byte; names and values are UTF-8.
 public enum FormURLEncoded {
@@ -72,7 +74,8 @@ public enum FormURLEncoded {
             case UInt8(ascii: "+"):
                 out.append(0x20)
             case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+                guard let high = iterator.next().flatMap(PercentDecoding.hexValue), let low = iterator.next().flatMap(PercentDecoding.hexValue)
+                else { return nil }
                 out.append(high << 4 | low)
             default:
                 out.append(byte)
@@ -81,15 +84,6 @@ public enum FormURLEncoded {
         return String(validating: out, as: UTF8.self)
     }
 
-    /// The value of one hexadecimal digit of a percent escape, or nil.
-    public static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }
 
 extension Array where Element == (name: String, value: String) {

@@ -10,6 +10,17 @@ from demo_page import ADA, GRACE, PASSWORD, TOTP_SECRET, Demo, sim_config
 from demostack import PAGE_HEADERS
 
 
+def sign_in_with_second_factor_at_provider(stack, page) -> None:
+    """On the simulator's sign-in page: Grace's password, then her TOTP
+    code; back on the demo's origin when it returns."""
+    page.get_by_label("E-mail address").fill(GRACE)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.click("button[type=submit]")
+    page.fill("#totp_code", totp(TOTP_SECRET))
+    page.click("button[type=submit]")
+    page.wait_for_url(stack.origin + "/")
+
+
 def run_code_and_passkeys(stack, browser, shots: Path) -> None:
     """grace@: e-mail code, TOTP, passkey enrolment, button and autofill sign-in, removal with step-up."""
     demo = Demo(stack, browser, shots, authenticator=True)
@@ -98,12 +109,7 @@ def run_code_and_passkeys(stack, browser, shots: Path) -> None:
     sim_config(stack, {"realm": {"recentSignInMaxAgeSeconds": 900}})
     page.get_by_role("button", name="Sign in again").click()
     page.wait_for_url(f"{stack.sim}/connect/authorize**")
-    page.get_by_label("E-mail address").fill(GRACE)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.click("button[type=submit]")
-    page.fill("#totp_code", totp(TOTP_SECRET))
-    page.click("button[type=submit]")
-    page.wait_for_url(stack.origin + "/")
+    sign_in_with_second_factor_at_provider(stack, page)
     demo.wait_screen("account")
     page.get_by_role("button", name=re.compile("^Remove ")).click()
     page.wait_for_selector("#passkey-none:not([hidden])")
@@ -278,12 +284,7 @@ def run_narrow(stack, browser, shots: Path) -> None:
     page.get_by_role("button", name="Continue on the identity provider's page").click()
     page.wait_for_url(f"{stack.sim}/connect/authorize**")
     # The simulator's page has the person sign in there again, then asks for the second factor.
-    page.get_by_label("E-mail address").fill(GRACE)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.click("button[type=submit]")
-    page.fill("#totp_code", totp(TOTP_SECRET))
-    page.click("button[type=submit]")
-    page.wait_for_url(stack.origin + "/")
+    sign_in_with_second_factor_at_provider(stack, page)
     demo.wait_screen("account")
     check(GRACE in page.text_content("#user-card"), "the second factor given on the identity provider's page: signed in")
     page.wait_for_selector("#session-list li")

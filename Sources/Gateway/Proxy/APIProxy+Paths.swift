@@ -123,8 +123,8 @@ extension APIProxy {
 
     /// The byte a `%XX` escape at `index` stands for, or nil when it is not one.
     private static func escapedByte(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt8? {
-        guard index + 2 < bytes.count, let high = FormURLEncoded.hexValue(bytes[index + 1]),
-              let low = FormURLEncoded.hexValue(bytes[index + 2]) else { return nil }
+        guard index + 2 < bytes.count, let high = PercentDecoding.hexValue(bytes[index + 1]),
+              let low = PercentDecoding.hexValue(bytes[index + 2]) else { return nil }
         return high << 4 | low
     }
 

@@ -1,4 +1,4 @@
-import HTTPCodec
+import Core
 
 /// Where a request path points below the static root, or nothing: the
 /// path safety rules in one place (Docs/static-files.md).
@@ -114,8 +114,8 @@ struct StaticPath: Sendable, Hashable {
         while index < raw.count {
             var byte = raw[index]
             if byte == UInt8(ascii: "%") {
-                guard index + 2 < raw.count, let high = FormURLEncoded.hexValue(raw[index + 1]),
-                      let low = FormURLEncoded.hexValue(raw[index + 2]) else {
+                guard index + 2 < raw.count, let high = PercentDecoding.hexValue(raw[index + 1]),
+                      let low = PercentDecoding.hexValue(raw[index + 2]) else {
                     return nil
                 }
                 byte = high << 4 | low

@@ -84,33 +84,10 @@ enum CallerContext {
         let encoded = header.dropFirst("basic ".count).trimmingSpaces
         guard let bytes = Base64.decode(encoded), let text = String(validating: bytes, as: UTF8.self),
               let colon = text.firstIndex(of: ":"), colon != text.startIndex,
-              let id = percentDecode(text[..<colon]), let secret = percentDecode(text[text.index(after: colon)...]),
+              let id = PercentDecoding.decode(text[..<colon]), let secret = PercentDecoding.decode(text[text.index(after: colon)...]),
               !secret.isEmpty
         else { return nil }
         return (id, secret)
-    }
-
-    static func percentDecode(_ text: Substring) -> String? {
-        var out: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                out.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
-            out.append(high << 4 | low)
-        }
-        return String(validating: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: byte - 0x30
-        case 0x41...0x46: byte - 0x41 + 10
-        case 0x61...0x66: byte - 0x61 + 10
-        default: nil
-        }
     }
 
     /// Applies the `Modgud-Forwarded-For` rules. `basicClient` is the client

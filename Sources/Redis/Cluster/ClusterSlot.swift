@@ -26,7 +26,9 @@ enum ClusterSlot {
     /// Where the first key is: after the key count for `EVAL`/`EVALSHA`
     /// (nil when it is 0), none for the commands below, else the first argument.
     private static func keyIndex(_ name: [UInt8], _ arguments: [[UInt8]]) -> Int? {
-        let upper = name.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }
+        // The gateway's own commands are upper case already: no copy for them.
+        let isLower: (UInt8) -> Bool = { $0 >= 0x61 && $0 <= 0x7A }
+        let upper = name.contains(where: isLower) ? name.map { isLower($0) ? $0 - 0x20 : $0 } : name
         if upper == Array("EVALSHA".utf8) || upper == Array("EVAL".utf8) {
             guard arguments.count > 3, arguments[2] != [0x30] else { return nil }
             return 3
