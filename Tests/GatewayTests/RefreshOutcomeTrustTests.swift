@@ -63,10 +63,13 @@ struct RefreshOutcomeTrustTests {
                                                 metrics: MetricsRegistry())
         fixture.lifetime(3600)
         let session = try #require(try await fixture.session())
-        // Modgud's real answer comes 6 s after the call: time enough, on a
-        // loaded machine, for the waiter to register and both forged
-        // messages to reach it before the real outcome ends its wait.
-        simulator.injectFault(path: "/connect/token", count: 1, .delay(milliseconds: 6000))
+        // Modgud's real answer comes 9 s after the call (under the gateway's
+        // 10 s Modgud timeout): time enough, on a loaded machine, for the
+        // waiter to register and both forged messages to reach it before the
+        // real outcome ends its wait. A message for a lock nobody waits on
+        // any more is dropped unread; 6 s proved too short in a loaded
+        // parallel run.
+        simulator.injectFault(path: "/connect/token", count: 1, .delay(milliseconds: 9000))
         let mark = simulator.lastRequestSeq
 
         let first = Task { try await fixture.get() }
@@ -100,6 +103,8 @@ struct RefreshOutcomeTrustTests {
             try await Task.sleep(for: .milliseconds(10))
         }
         for message in messages { _ = try await fixture.harness.service.redis.publish(RedisRefreshStore.channel, message) }
+        #expect(fixture.harness.service.refreshSignals.waiterCount(for: session.lockName) > 0,
+                "the real outcome came before the forged messages were sent")
         let relayed = try await waiting.value
         let leader = try await first.value
 
