@@ -58,15 +58,15 @@ compile() {   # log, then swiftc arguments
     printf '%s\n' "$output" | grep -v -e 'Cannot export local symbol' -e '^$' || true
 }
 
-# The codec imports Core for one string helper: that file becomes a small
-# static Core module, and the codec a static HTTPCodec module (public API
-# only), which both fuzzers link.
+# The codec imports Core for two helpers (contiguous UTF-8, percent
+# decoding): those files become a small static Core module, and the codec a
+# static HTTPCodec module (public API only), which both fuzzers link.
 core="$out/core"
 codec="$out/codec"
 mkdir -p "$out/corpus" "$out/artifacts" "$core" "$codec"
 echo "building $out/parser-fuzzer"
 : > "$out/build.log"
-compile "$out/build.log" -module-name Core Sources/Core/String+ContiguousUTF8.swift \
+compile "$out/build.log" -module-name Core Sources/Core/String+ContiguousUTF8.swift Sources/Core/PercentDecoding.swift \
     -emit-module -emit-module-path "$core/Core.swiftmodule" -emit-library -static -o "$core/libCore.a"
 compile "$out/build.log" -I "$core" -module-name HTTPCodec "${codec_sources[@]}" \
     -emit-module -emit-module-path "$codec/HTTPCodec.swiftmodule" -emit-library -static -o "$codec/libHTTPCodec.a"
