@@ -99,15 +99,31 @@ public final class RedisClusterGroup: Sendable {
         }
         guard status == 0 else { throw RedisServerError.didNotStart(log: "redis-cli --cluster create exited with \(status)") }
         let ready = await blocking { [self] in
-            RedisSentinelGroup.poll(timeout: 20) {
-                nodePorts.allSatisfy { port in
-                    let info = RedisControl.call(port: port, password: password, ["CLUSTER", "INFO"])?.string ?? ""
-                    guard info.contains("cluster_state:ok"), info.contains("cluster_known_nodes:6") else { return false }
-                    let replication = RedisControl.call(port: port, password: password, ["INFO", "replication"])?.string ?? ""
-                    return replication.contains("role:master") || replication.contains("master_link_status:up")
-                }
-            }
+            RedisSentinelGroup.poll(timeout: 20) { isReady() }
         }
         guard ready else { throw RedisServerError.didNotStart(log: "cluster not ready") }
+    }
+
+    /// Every node reports `cluster_state:ok` and knows all six; half the
+    /// nodes are replicas whose link to their master is up, and the other
+    /// half are masters each with one replica online. A node that is still
+    /// a master only because `CLUSTER REPLICATE` has not reached it yet
+    /// does not count: a replica promoted before its first sync would take
+    /// over its master's slots without their keys.
+    private func isReady() -> Bool {
+        var replicas = 0
+        var mastersInSync = 0
+        for port in nodePorts {
+            let info = RedisControl.call(port: port, password: password, ["CLUSTER", "INFO"])?.string ?? ""
+            guard info.contains("cluster_state:ok"), info.contains("cluster_known_nodes:6") else { return false }
+            let replication = RedisControl.call(port: port, password: password, ["INFO", "replication"])?.string ?? ""
+            if replication.contains("role:slave") && replication.contains("master_link_status:up") {
+                replicas += 1
+            } else if replication.contains("role:master") && replication.contains("connected_slaves:1")
+                && replication.contains("state=online") {
+                mastersInSync += 1
+            }
+        }
+        return replicas == nodePorts.count / 2 && mastersInSync == nodePorts.count / 2
     }
 }
