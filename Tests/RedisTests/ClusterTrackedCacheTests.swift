@@ -34,6 +34,11 @@ struct ClusterTrackedCacheTests {
         #expect(masters.count == 3)
         for name in names { try await client.set(b("bff:s:" + name), b("v2")) }
         #expect(await eventually { names.allSatisfy { cache.cached($0) == nil } }, "a write on some master was not announced")
+        // Every replica holds v2 before a master dies.
+        for port in await cluster.masters() {
+            let acknowledged = await blocking { RedisControl.call(port: port, ["WAIT", "1", "2000"]) }
+            #expect(acknowledged == .integer(1), "the replica of \(port) did not acknowledge")
+        }
 
         let victim = try #require(await cluster.masters().first)
         await cluster.killNode(port: victim)
