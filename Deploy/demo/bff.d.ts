@@ -102,7 +102,7 @@ export interface BffOptions {
 export type BffEvent = 'signedout' | 'stepup';
 
 export interface Bff {
-  /** fetch with `X-CSRF: 1`, `credentials: 'same-origin'`, `init.json` as a JSON body (POST unless a method is given); resolves with the parsed answer (null when empty), rejects with a BffError. */
+  /** fetch with `X-CSRF: 1`, fetch's default credentials mode (`same-origin`), `init.json` as a JSON body (POST unless a method is given); resolves with the parsed answer (null when empty), rejects with a BffError. */
   fetch(path: string, init?: RequestInit & { json?: unknown }): Promise<any>;
   /** `signedout`: a 401 `unauthenticated` or `session_expired`; `stepup`: a 401 `insufficient_user_authentication` (see `maxAge`). */
   on(event: BffEvent, handler: (error: BffError) => void): void;

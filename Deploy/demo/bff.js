@@ -46,9 +46,7 @@ function seconds(value) {
  */
 export function toBase64url(data) {
   const bytes = new Uint8Array(data.buffer ?? data, data.byteOffset, data.byteLength);
-  let s = '';
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(String.fromCharCode(...bytes)).replace(/=/g, '').replace(/[+/]/g, c => c == '+' ? '-' : '_');
 }
 
 /**
@@ -58,30 +56,35 @@ export function toBase64url(data) {
  * @returns {Uint8Array}
  */
 export function fromBase64url(text) {
-  return Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+  return Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), c => c.charCodeAt(0));
 }
 
 /** @returns {any} */
 const native = () => globalThis.PublicKeyCredential;
 /** @param {any} c */
-const withId = (c) => ({ ...c, id: fromBase64url(c.id) });
-/** @param {any} o @param {string} parse @param {object} ids */
-const decode = (o, parse, ids) => native()?.[parse]?.(o) ?? { ...o, challenge: fromBase64url(o.challenge), ...ids };
+const withId = c => ({ ...c, id: fromBase64url(c.id) });
+/**
+ * The browser's PublicKeyCredential.parseRequestOptionsFromJSON or parseCreationOptionsFromJSON
+ * where present; otherwise the challenge and the `ids` decoded here.
+ * @param {any} o @param {'Request' | 'Creation'} kind @param {object} ids
+ */
+const decode = (o, kind, ids) =>
+  native()?.['parse' + kind + 'OptionsFromJSON']?.(o) ?? { ...o, challenge: fromBase64url(o.challenge), ...ids };
 
 /**
  * The gateway's passkey sign-in options (JSON) for navigator.credentials.get.
  * @param {any} o PublicKeyCredentialRequestOptionsJSON
  * @returns {PublicKeyCredentialRequestOptions}
  */
-export const requestOptions = (o) =>
-  decode(o, 'parseRequestOptionsFromJSON', { allowCredentials: o.allowCredentials?.map(withId) });
+export const requestOptions = o =>
+  decode(o, 'Request', { allowCredentials: o.allowCredentials?.map(withId) });
 
 /**
  * The gateway's passkey enrolment options (JSON) for navigator.credentials.create.
  * @param {any} o PublicKeyCredentialCreationOptionsJSON
  * @returns {PublicKeyCredentialCreationOptions}
  */
-export const creationOptions = (o) => decode(o, 'parseCreationOptionsFromJSON',
+export const creationOptions = o => decode(o, 'Creation',
   { user: withId(o.user), excludeCredentials: o.excludeCredentials?.map(withId) });
 
 /**
@@ -118,7 +121,7 @@ const events = {
  */
 export function createBff({
   base = '', fetch: send = fetch, credentials = navigator.credentials,
-  navigate = (url) => location.assign(url)
+  navigate = url => location.assign(url)
 } = {}) {
   /** @type {Record<string, Set<(error: BffError) => void>>} */
   const handlers = {};
@@ -138,23 +141,23 @@ export function createBff({
       init.body = JSON.stringify(json);
       init.method ??= 'POST';
     }
-    const r = await send(base + path, { credentials: 'same-origin', ...init, headers }).catch((e) => {
+    // fetch's default credentials mode, same-origin, sends the session cookie.
+    const r = await send(base + path, { ...init, headers }).catch(e => {
       throw e?.name == 'AbortError' ? e : new BffError(0, { error: 'network_error', error_description: e?.message });
     });
-    const text = await r.text();
-    /** @type {any} */
-    let body = text;
-    try { body = text ? JSON.parse(text) : null; } catch {}
+    /** @type {any} the parsed JSON, or the text when it is not JSON */
+    let body = await r.text();
+    try { body = body ? JSON.parse(body) : null; } catch {}
     if (r.ok) return body;
     const error = new BffError(r.status, body, r.headers);
     // Each handler runs on its own, so that one that throws neither stops the others nor hides this error.
-    handlers[r.status == 401 ? events[error.code] : '']?.forEach((f) => queueMicrotask(() => f(error)));
+    handlers[r.status == 401 ? events[error.code] : '']?.forEach(f => queueMicrotask(() => f(error)));
     throw error;
   }
 
   // Paths under /bff/.
   /** @param {string} p */
-  const get = (p) => call('/bff/' + p);
+  const get = p => call('/bff/' + p);
   /** @param {string} p @param {any} [json] */
   const post = (p, json) => call('/bff/' + p, { method: 'POST', json });
   /** @param {string} p @param {string} id */
@@ -172,7 +175,7 @@ export function createBff({
 
   /** @param {{ returnUrl?: string, prompt?: string, maxAge?: number, loginHint?: string, continue?: string }} o */
   const loginUrl = ({ returnUrl = location.pathname + location.search, ...o } = {}) => base + '/bff/login?'
-    + new URLSearchParams(/** @type {any} */ (Object.entries({ returnUrl, ...o }).filter((e) => e[1] != null)));
+    + new URLSearchParams(/** @type {any} */ (Object.entries({ returnUrl, ...o }).filter(e => e[1] != null)));
 
   return {
     fetch: call,
@@ -190,7 +193,7 @@ export function createBff({
     /** @param {string} email @param {string} code @param {string} [totpCode] */
     redeemCode: (email, code, totpCode) => post('otp/redeem', { email, code, totpCode }),
     /** @param {string} email */
-    requestMagicLink: (email) => post('magic/request', { email }),
+    requestMagicLink: email => post('magic/request', { email }),
     /** @param {string} [link] the magic link (the landing page's URL) @param {string} [totpCode] */
     redeemMagicLink(link = location.href, totpCode) {
       const q = new URL(link, location.href).searchParams;
@@ -199,21 +202,21 @@ export function createBff({
     passkeySignIn,
     async passkeyAutofill() {
       if (!(await native()?.isConditionalMediationAvailable?.())) return null;
-      return passkeySignIn({ mediation: 'conditional' }).catch((e) => (e.name == 'AbortError' ? null : Promise.reject(e)));
+      return passkeySignIn({ mediation: 'conditional' }).catch(e => e.name == 'AbortError' ? null : Promise.reject(e));
     },
     cancelPasskey: () => pending?.abort(),
     /** @param {string} totpCode */
-    mfa: (totpCode) => post('mfa', { totpCode }),
+    mfa: totpCode => post('mfa', { totpCode }),
     loginUrl,
     /** @param {Parameters<typeof loginUrl>[0]} [o] */
-    login: (o) => navigate(loginUrl(o)),
+    login: o => navigate(loginUrl(o)),
     /** @param {string} [returnUrl] */
-    stepUp: (returnUrl) => navigate(loginUrl({ returnUrl, prompt: 'login', maxAge: 0 })),
+    stepUp: returnUrl => navigate(loginUrl({ returnUrl, prompt: 'login', maxAge: 0 })),
 
-    user: () => get('user').catch((e) => (e.status == 401 ? null : Promise.reject(e))),
-    sessions: () => get('sessions').then((a) => a.sessions),
+    user: () => get('user').catch(e => e.status == 401 ? null : Promise.reject(e)),
+    sessions: () => get('sessions').then(a => a.sessions),
     /** @param {string} id */
-    endSession: (id) => remove('sessions/', id),
+    endSession: id => remove('sessions/', id),
     /** @param {{ everywhere?: boolean, endSession?: boolean }} o */
     async logout({ everywhere = false, endSession = true } = {}) {
       const a = await post('logout', everywhere ? { everywhere } : undefined);
@@ -229,6 +232,6 @@ export function createBff({
       return post('passkeys/enroll', { attestation: credentialJSON(c) });
     },
     /** @param {string} id */
-    removePasskey: (id) => remove('passkeys/', id)
+    removePasskey: id => remove('passkeys/', id)
   };
 }

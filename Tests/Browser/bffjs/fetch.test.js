@@ -6,14 +6,14 @@ import {
 
 // ---- fetch: CSRF header, credentials, JSON
 
-test('fetch adds X-CSRF: 1 and credentials same-origin, keeps the caller\'s headers, parses the JSON answer', async () => {
+test('fetch adds X-CSRF: 1, leaves credentials at fetch\'s default (same-origin), keeps the caller\'s headers, parses the JSON answer', async () => {
   const { bff, calls } = setup({ body: { things: [1, 2] } });
   equal(await bff.fetch('/api/things', { headers: { Accept: 'application/json' } }), { things: [1, 2] }, 'the answer');
   equal(calls.length, 1, 'one call');
   equal(calls[0].url, '/api/things', 'the path as given');
   equal(calls[0].headers['x-csrf'], '1', 'X-CSRF: 1');
   equal(calls[0].headers.accept, 'application/json', 'the caller\'s header');
-  equal(calls[0].init.credentials, 'same-origin', 'credentials');
+  equal(calls[0].init.credentials, undefined, 'credentials: fetch\'s default, same-origin (never include)');
   equal(calls[0].init.method, undefined, 'a GET (fetch\'s default method)');
   equal(calls[0].init.body, undefined, 'no body');
 });
