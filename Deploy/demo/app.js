@@ -5,6 +5,13 @@ import { $, alertText, clear, run, say, show } from './ui.js';
 import { describe, describeCallback } from './messages.js';
 import { addPasskey, showAccount } from './account.js';
 
+// The gateway's cookies, its CSRF check and the passkeys' relying party belong to the host
+// name `localhost`, never to a loopback address (WebAuthn takes no IP address as its relying
+// party): the demo opened as http://127.0.0.1:8080/ moves to the same page on localhost
+// before it calls the gateway.
+const loopback = ['127.0.0.1', '[::1]'].includes(location.hostname);
+if (loopback) location.replace(location.href.replace(location.hostname, 'localhost'));
+
 const bff = createBff();
 /** @type {Record<string, boolean>} features from /bff/capabilities */
 let features = {};
@@ -236,4 +243,4 @@ async function start() {
   if (failed) alertText(failed);
 }
 
-start();
+if (!loopback) start();

@@ -266,6 +266,26 @@ def run_keyboard(stack, browser, shots: Path) -> None:
     demo.finish("keyboard")
 
 
+def run_loopback_address(stack, browser, shots: Path) -> None:
+    """The demo opened on 127.0.0.1 moves to the same page on localhost, the host its cookies, the
+    CSRF check and the passkeys belong to, and a sign-in works there."""
+    demo = Demo(stack, browser, shots)
+    page = demo.page
+    page.goto(stack.origin.replace("//localhost:", "//127.0.0.1:") + "/?shown=1")
+    page.wait_for_url(stack.origin + "/?shown=1")
+    page.wait_for_selector("#loading", state="hidden")
+    check(page.url == stack.origin + "/?shown=1", "loopback address: the page moved to localhost, path and query kept",
+          page.url)
+    page.fill("#email", ADA)
+    page.keyboard.press("Enter")
+    demo.wait_screen("code")
+    page.fill("#otp", demo.mail(ADA)["code"])
+    page.keyboard.press("Enter")
+    demo.wait_screen("account")
+    check(demo.user_status() == 200, "…and a sign-in there works")
+    demo.finish("loopback address")
+
+
 def run_narrow(stack, browser, shots: Path) -> None:
     """A phone's width, 360 px: nothing wider than the screen."""
     demo = Demo(stack, browser, shots, width=360)

@@ -37,7 +37,8 @@ from playwright.sync_api import sync_playwright
 
 from browserlib import check, failures
 from demo_flows import (REGISTRATION_REALM, run_code_and_passkeys, run_code_flow, run_headers, run_keyboard,
-                        run_magic_link, run_messages, run_narrow, run_rate_limit, run_registration, run_sessions)
+                        run_loopback_address, run_magic_link, run_messages, run_narrow, run_rate_limit,
+                        run_registration, run_sessions)
 from demostack import ROOT, Stack
 
 
@@ -55,7 +56,7 @@ def main(argv: list[str]) -> int:
         shots = stack.work / "screenshots"
         shots.mkdir()
         flows = [run_code_and_passkeys, run_magic_link, run_code_flow, run_rate_limit, run_sessions, run_keyboard,
-                 run_narrow, run_messages]
+                 run_narrow, run_messages, run_loopback_address]
         with_browser(stack, lambda browser: [flow(stack, browser, shots) for flow in flows])
         with Stack(binaries, tls=tls, sim_config=REGISTRATION_REALM, static=static) as second:
             with_browser(second, lambda browser: run_registration(second, browser, shots))
