@@ -1,6 +1,7 @@
 /// The nginx `location` blocks that send the gateway's public paths to it:
-/// `/bff/` and every route prefix, nothing else (the admin listener is
-/// never routed). What `modgud-bff --print-nginx-locations` prints, in the
+/// `/bff/`, every route prefix and, with BFF_STATIC_ROOT set, `/` for the
+/// files the gateway serves; nothing else (the admin listener is never
+/// routed). What `modgud-bff --print-nginx-locations` prints, in the
 /// form of Deploy/nginx/modgud-bff.conf: each block `proxy_pass`es to the
 /// upstream ``upstream`` and sets only what differs between locations; the
 /// server block sets the headers.
@@ -50,6 +51,13 @@ public struct NginxLocations: Sendable {
             lines += [""] + block(comment: comment, prefix: route.prefix,
                                   bodyLimit: route.maxBodyBytes ?? config.proxyMaxBodyBytes, streams: true,
                                   timeout: routeTimeout)
+        }
+        if let root = config.staticRoot, !config.routes.contains(where: { $0.prefix == "/" }) {
+            lines += [""] + block(
+                comment: ["BFF_STATIC_ROOT (\(root)): the gateway serves the front end's files, with its page headers",
+                          "and single-page fallback; this replaces the front end's location /. To let nginx serve",
+                          "that directory itself instead, keep location / with root at it and leave this block out."],
+                prefix: "/", bodyLimit: 0, streams: false, timeout: Self.spare)
         }
         return lines.joined(separator: "\n")
     }

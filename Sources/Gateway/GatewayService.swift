@@ -182,6 +182,7 @@ public final class GatewayService: Sendable {
             "listen": .string(publicServer.listenDescription),
             "adminListen": .string(adminServer.listenDescription),
             "signIn": .bool(modgud != nil),
+            "staticRoot": .string(config.staticRoot ?? "off"),
         ])
         if let modgud { Task.detached { [logger] in await Self.discover(modgud, logger: logger) } }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Configuration
 
@@ -73,6 +74,35 @@ struct NginxLocationsTests {
         ]) { $1 })
         let text = NginxLocations(config, upstream: "gateways").text
         #expect(text.contains("# Prefix /: every path goes to the gateway; this replaces the front end's location /.\nlocation ^~ / {\n    proxy_pass http://gateways;\n"))
+    }
+
+    @Test("a static root gets a location / after the routes, unless a route for / already takes every path")
+    func staticRoot() throws {
+        let root = NSTemporaryDirectory()
+        let config = try loadConfig(Self.modgud.merging([
+            "BFF_STATIC_ROOT": root,
+            "BFF_ROUTES": #"[{"prefix":"/api/","upstream":"http://127.0.0.1:9/","token":"user"}]"#,
+        ]) { $1 })
+        let blocks = NginxLocations(config).text.components(separatedBy: "\n\n")
+        #expect(blocks.count == 4)
+        #expect(blocks[3] == """
+            # BFF_STATIC_ROOT (\(root)): the gateway serves the front end's files, with its page headers
+            # and single-page fallback; this replaces the front end's location /. To let nginx serve
+            # that directory itself instead, keep location / with root at it and leave this block out.
+            location ^~ / {
+                proxy_pass http://modgud_bff;
+                client_max_body_size 1k;
+                proxy_read_timeout 15s;
+                proxy_send_timeout 15s;
+            }
+            """)
+        let rootRoute = try loadConfig(Self.modgud.merging([
+            "BFF_STATIC_ROOT": root,
+            "BFF_ROUTES": #"[{"prefix":"/","upstream":"http://127.0.0.1:9/","token":"none"}]"#,
+        ]) { $1 })
+        let text = NginxLocations(rootRoute).text
+        #expect(text.components(separatedBy: "location ^~ / {").count == 2)
+        #expect(!text.contains("BFF_STATIC_ROOT"))
     }
 
     @Test("sizes in nginx's units", arguments: [

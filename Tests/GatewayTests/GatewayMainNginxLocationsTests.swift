@@ -65,14 +65,8 @@ struct GatewayMainNginxLocationsTests {
             """
         let front = try await NginxFront.start(port: port, site: site)
         defer { front.removeFiles() }
-        var answers: [String: String] = [:]
         let gatewayPaths = ["/bff/user", "/api/orders/7?x=1", "/api/items", "/api/bundle.js", "/status/", "/v1;legacy/a"]
-        for path in gatewayPaths + ["/", "/elsewhere/deep", "/apix/", "/bff", "/app.js"] {
-            let client = try RawClient(port: port)
-            await client.send("GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-            let response = RawResponse.parse(await client.readToEnd())?.0
-            answers[path] = response.map { "\($0.status) \($0.bodyText)" } ?? "no answer"
-        }
+        let answers = await Self.get(gatewayPaths + ["/", "/elsewhere/deep", "/apix/", "/bff", "/app.js"], port: port)
         await front.stop()
         for path in gatewayPaths {
             #expect(answers[path] == "200 gateway", "\(path): \(answers[path] ?? "")")
@@ -84,5 +78,48 @@ struct GatewayMainNginxLocationsTests {
         #expect(answers["/bff"]?.hasPrefix("301 ") == true)
         #expect(answers["/app.js"]?.hasPrefix("404 ") == true, "the script location stays the front end's")
         #expect(gateway.received.map { $0.requestLine } == gatewayPaths.map { "GET \($0) HTTP/1.0" })
+    }
+
+    /// With BFF_STATIC_ROOT the printed blocks end in `location ^~ /`,
+    /// which takes the front end's place: nginx accepts them as the whole
+    /// server block, and every path, a script's too, reaches the gateway.
+    @Test func withAStaticRootNginxForwardsEveryPath() async throws {
+        let environment = Self.environment.merging(["BFF_STATIC_ROOT": NSTemporaryDirectory()]) { $1 }
+        let printed = try await GatewayMainTests.run(["--print-nginx-locations"], environment: environment)
+        try #require(printed.status == 0, "\(printed.stderr)")
+        #expect(printed.stdout.contains("location ^~ / {"))
+        let reply = RawUpstream.Reply.answer("HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\ngateway", then: .close)
+        let paths = ["/", "/app.js", "/elsewhere/deep", "/bff/user", "/api/items"]
+        let gateway = try RawUpstream([RawUpstream.Reply](repeating: reply, count: paths.count))
+        let port = try NginxFront.reservePort()
+        let site = """
+            upstream modgud_bff { server 127.0.0.1:\(gateway.port); }
+            server {
+                listen 127.0.0.1:\(port);
+                location ~* \\.js$ { return 404; }
+            \(printed.stdout)
+            }
+
+            """
+        let front = try await NginxFront.start(port: port, site: site)
+        defer { front.removeFiles() }
+        let answers = await Self.get(paths, port: port)
+        await front.stop()
+        for path in paths {
+            #expect(answers[path] == "200 gateway", "\(path): \(answers[path] ?? "")")
+        }
+        #expect(gateway.received.map { $0.requestLine } == paths.map { "GET \($0) HTTP/1.0" })
+    }
+
+    /// Each path's answer through the nginx on `port`: its status and body.
+    private static func get(_ paths: [String], port: UInt16) async -> [String: String] {
+        var answers: [String: String] = [:]
+        for path in paths {
+            guard let client = try? RawClient(port: port) else { answers[path] = "no connection"; continue }
+            await client.send("GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            let response = RawResponse.parse(await client.readToEnd())?.0
+            answers[path] = response.map { "\($0.status) \($0.bodyText)" } ?? "no answer"
+        }
+        return answers
     }
 }

@@ -108,10 +108,21 @@ struct GatewayMainTests {
         #expect(run.stdout.contains(#""event":"gateway.started""#))
     }
 
+    @Test func theStartLogNamesTheStaticRoot() async throws {
+        let root = NSTemporaryDirectory()
+        let run = try await Self.run([], environment: [
+            "BFF_LISTEN": "127.0.0.1:0", "BFF_ADMIN_LISTEN": "127.0.0.1:0", "BFF_STATIC_ROOT": root,
+        ], signalAfter: 1.0)
+        #expect(run.status == 0)
+        let started = run.stdout.split(separator: "\n").first { $0.contains(#""event":"gateway.started""#) }
+        #expect(started?.contains(#""staticRoot":"\#(root)""#) == true, "\(started ?? "no gateway.started")")
+    }
+
     @Test func startsAndStopsGracefullyOnSIGTERM() async throws {
         let run = try await Self.run([], environment: ["BFF_LISTEN": "127.0.0.1:0", "BFF_ADMIN_LISTEN": "127.0.0.1:0"], signalAfter: 1.0)
         #expect(run.status == 0)
-        #expect(run.stdout.contains(#""event":"gateway.started""#))
+        let started = run.stdout.split(separator: "\n").first { $0.contains(#""event":"gateway.started""#) }
+        #expect(started?.contains(#""staticRoot":"off""#) == true, "\(started ?? "no gateway.started")")
         #expect(run.stdout.contains(#""event":"gateway.stopped""#))
     }
 }
