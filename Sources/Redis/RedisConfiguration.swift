@@ -57,3 +57,15 @@ public struct RedisConfiguration: Sendable {
         self.reconnectBackoff = reconnectBackoff
     }
 }
+
+extension RedisConfiguration {
+    /// These settings for one node at `address`: the same credentials, TLS
+    /// and timeouts, that node's host and port, and no cluster seeds.
+    func node(at address: RedisAddress) -> RedisConfiguration {
+        var node = self
+        node.host = address.host
+        node.port = address.port
+        node.cluster = nil
+        return node
+    }
+}

@@ -64,10 +64,7 @@ struct SessionEndRevocationTests {
         let mark = simulator.lastRequestSeq
         async let answer = fixture.get()
         // The refresh reached Modgud (its slow answer is under way): the store goes down now.
-        let arrived = ContinuousClock.now + .seconds(10)
-        while (simulator.stats()["faults"]?["POST /connect/token"]?.intValue ?? 0) == 0, ContinuousClock.now < arrived {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        _ = try await simulator.faultsStruck()
         await fixture.harness.redis.stop()
         let response = try await answer
         #expect(response.status != 200)

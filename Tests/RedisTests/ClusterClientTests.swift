@@ -102,25 +102,6 @@ struct ClusterClientTests {
 
     // MARK: Helpers
 
-    private func withCluster(_ body: (RedisClusterGroup, RedisClient, EventLoopGroup) async throws -> Void) async throws {
-        let cluster = try await RedisClusterGroup.start()
-        let loops = try EventLoopGroup(loops: 2, name: "cluster-test")
-        let client = RedisClient(configuration: clusterConfiguration(seed: cluster.nodePorts[0]), loops: loops.loops)
-        client.start()
-        do {
-            #expect(await client.waitUntilReady(timeout: .seconds(10)), "\(client.lastFailureReason ?? "-")")
-            try await body(cluster, client, loops)
-        } catch {
-            await client.close()
-            loops.shutdown()
-            await cluster.stop()
-            throw error
-        }
-        await client.close()
-        loops.shutdown()
-        await cluster.stop()
-    }
-
     private func owner(of slot: Int, in cluster: RedisClusterGroup) async -> UInt16? {
         for port in await cluster.masters() {
             if let keys = RedisControl.call(port: port, ["CLUSTER", "COUNTKEYSINSLOT", String(slot)]), keys != .integer(0) { return port }

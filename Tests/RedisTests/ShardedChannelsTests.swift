@@ -23,39 +23,33 @@ struct ShardedChannelsTests {
 
     @Test("messages on every channel reach the one stream; a killed master's channels come back on its successor")
     func messagesAcrossMasters() async throws {
-        let cluster = try await RedisClusterGroup.start()
-        let loops = try EventLoopGroup(loops: 2, name: "sharded")
-        let configuration = clusterConfiguration(seed: cluster.nodePorts[0])
-        let client = RedisClient(configuration: configuration, loops: loops.loops)
-        client.start()
-        #expect(await client.waitUntilReady(timeout: .seconds(10)))
-        let channels = ShardedChannels(prefix: "test:signals")
-        let subscriber = ShardedSubscriber(client: client, configuration: configuration, loop: loops.loops[0], channels: channels)
-        let stream = await subscriber.messages(bufferingNewest: 1024)
-        var iterator = stream.makeAsyncIterator()
+        try await withCluster { cluster, client, loops in
+            let channels = ShardedChannels(prefix: "test:signals")
+            let subscriber = ShardedSubscriber(client: client, configuration: clusterConfiguration(seed: cluster.nodePorts[0]),
+                                               loop: loops.loops[0], channels: channels)
+            let stream = await subscriber.messages(bufferingNewest: 1024)
+            var iterator = stream.makeAsyncIterator()
 
-        // Each channel is subscribed on the master of its slot: one receiver each.
-        for channel in channels.channels { #expect(try await client.spublish(channel, channel) == 1) }
-        var received = Set<[UInt8]>()
-        for _ in channels.channels { if let message = await iterator.next() { received.insert(message) } }
-        #expect(received == Set(channels.channels))
+            // Each channel is subscribed on the master of its slot: one receiver each.
+            for channel in channels.channels { #expect(try await client.spublish(channel, channel) == 1) }
+            var received = Set<[UInt8]>()
+            for _ in channels.channels { if let message = await iterator.next() { received.insert(message) } }
+            #expect(received == Set(channels.channels))
 
-        let victim = try #require(await cluster.masters().first)
-        let moved = channels.channels.filter { client.router?.node(for: ClusterSlot.of($0))?.port == Int(victim) }
-        #expect(!moved.isEmpty)
-        await cluster.killNode(port: victim)
-        // Once the replica serves the slots and the channel moved to it, it is heard again.
-        for channel in moved {
-            let back = await eventually(timeout: .seconds(20)) { (try? await client.spublish(channel, channel)) == 1 }
-            #expect(back, "a channel of the killed master never came back")
+            let victim = try #require(await cluster.masters().first)
+            let moved = channels.channels.filter { client.router?.node(for: ClusterSlot.of($0))?.port == Int(victim) }
+            #expect(!moved.isEmpty)
+            await cluster.killNode(port: victim)
+            // Once the replica serves the slots and the channel moved to it, it is heard again.
+            for channel in moved {
+                let back = await eventually(timeout: .seconds(20)) { (try? await client.spublish(channel, channel)) == 1 }
+                #expect(back, "a channel of the killed master never came back")
+            }
+            var heard = Set<[UInt8]>()
+            while heard.count < moved.count, let message = await iterator.next() { heard.insert(message) }
+            #expect(heard == Set(moved))
+
+            await subscriber.close()
         }
-        var heard = Set<[UInt8]>()
-        while heard.count < moved.count, let message = await iterator.next() { heard.insert(message) }
-        #expect(heard == Set(moved))
-
-        await subscriber.close()
-        await client.close()
-        loops.shutdown()
-        await cluster.stop()
     }
 }

@@ -122,3 +122,24 @@ func clusterConfiguration(seed port: UInt16) -> RedisConfiguration {
     configuration.cluster = [RedisAddress(host: "127.0.0.1", port: Int(port))]
     return configuration
 }
+
+/// Runs `body` with a fresh three-master cluster, two loops and a ready
+/// client of it; stops them after, also when `body` throws.
+func withCluster(_ body: (RedisClusterGroup, RedisClient, EventLoopGroup) async throws -> Void) async throws {
+    let cluster = try await RedisClusterGroup.start()
+    let loops = try EventLoopGroup(loops: 2, name: "cluster-test")
+    let client = RedisClient(configuration: clusterConfiguration(seed: cluster.nodePorts[0]), loops: loops.loops)
+    client.start()
+    do {
+        #expect(await client.waitUntilReady(timeout: .seconds(10)), "\(client.lastFailureReason ?? "-")")
+        try await body(cluster, client, loops)
+    } catch {
+        await client.close()
+        loops.shutdown()
+        await cluster.stop()
+        throw error
+    }
+    await client.close()
+    loops.shutdown()
+    await cluster.stop()
+}

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,7 +14,7 @@ public final class RedisSentinel: Sendable {
     /// The sentinel's TCP port.
     public let port: UInt16
     private let directory: String
-    private let running = Mutex<RunningServer?>(nil)
+    private let child = FixtureChild()
 
     /// Starts a sentinel whose configuration is the standard lines (port,
     /// bind, daemonize, directory, log file) followed by `lines`, and waits
@@ -34,7 +33,8 @@ public final class RedisSentinel: Sendable {
                                  "dir \(directory)", "logfile \(directory)/sentinel.log"] + lines
             try (configuration.joined(separator: "\n") + "\n").write(toFile: directory + "/sentinel.conf", atomically: true, encoding: .utf8)
             do {
-                try await sentinel.launch()
+                try await sentinel.child.launch([binary, directory + "/sentinel.conf"], port: port,
+                                                log: directory + "/sentinel.log")
                 return sentinel
             } catch RedisServerError.didNotStart(let log) where log.contains("Address already in use") && attempt < 5 {
                 continue
@@ -48,49 +48,15 @@ public final class RedisSentinel: Sendable {
     }
 
     deinit {
-        running.withLock { sentinel in
-            if let sentinel { Glibc.kill(sentinel.pid, SIGKILL) }
-        }
+        child.killAtOnce()
         try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Whether the process runs.
-    public var isRunning: Bool { running.withLock { $0 != nil } }
+    public var isRunning: Bool { child.isRunning }
 
     /// Kills the sentinel with SIGKILL and waits for it.
-    public func kill() async {
-        guard let sentinel = running.withLock({ sentinel in defer { sentinel = nil }; return sentinel }) else { return }
-        Glibc.kill(sentinel.pid, SIGKILL)
-        await sentinel.exit.wait()
-    }
-
-    private func launch() async throws {
-        let pid: pid_t
-        do {
-            pid = try ChildProcess.spawn([Self.binary, directory + "/sentinel.conf"])
-        } catch {
-            throw RedisServerError.spawnFailed(errno: error.errno)
-        }
-        let exit = ExitSignal()
-        ChildProcess.reap(pid) { exit.fire() }
-        running.withLock { $0 = RunningServer(pid: pid, exit: exit) }
-        let port = self.port
-        let answered = await TestSupport.blocking {
-            let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline {
-                switch RedisControl.call(port: port, ["PING"]) {
-                case .simple("PONG"): return true
-                case .error(let text) where text.hasPrefix("NOAUTH"): return true
-                default: usleep(10_000)
-                }
-            }
-            return false
-        }
-        guard answered else {
-            await kill()
-            throw RedisServerError.didNotStart(log: (try? String(contentsOfFile: directory + "/sentinel.log", encoding: .utf8)) ?? "")
-        }
-    }
+    public func kill() async { await child.end(signal: SIGKILL) }
 
     private static func ensureInstalled() throws {
         if FileManager.default.isExecutableFile(atPath: binary) { return }

@@ -23,7 +23,7 @@ public final class RedisServer: Sendable {
     public let tlsPort: UInt16?
     private let directory: String
     private let arguments: [String]
-    private let running = Mutex<RunningServer?>(nil)
+    private let child = FixtureChild()
 
     /// Starts a server and waits until it answers `PING`.
     ///
@@ -74,19 +74,17 @@ public final class RedisServer: Sendable {
     }
 
     deinit {
-        running.withLock { server in
-            if let server { Glibc.kill(server.pid, SIGKILL) }
-        }
+        child.killAtOnce()
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    public var isRunning: Bool { running.withLock { $0 != nil } }
+    public var isRunning: Bool { child.isRunning }
 
     /// Stops the server with SIGTERM (it closes its clients) and waits for it.
-    public func stop() async { await end(signal: SIGTERM) }
+    public func stop() async { await child.end(signal: SIGTERM) }
 
     /// Kills the server with SIGKILL (the kernel closes its sockets) and waits.
-    public func kill() async { await end(signal: SIGKILL) }
+    public func kill() async { await child.end(signal: SIGKILL) }
 
     /// Starts the server again on the same port (data is not kept).
     public func restart() async throws {
@@ -100,45 +98,20 @@ public final class RedisServer: Sendable {
                     "--enable-debug-command", "yes"]
         if let password { argv += ["--requirepass", password] }
         argv += arguments
-        let pid: pid_t
-        do {
-            pid = try ChildProcess.spawn(argv)
-        } catch {
-            throw RedisServerError.spawnFailed(errno: error.errno)
-        }
-        let exit = ExitSignal()
-        ChildProcess.reap(pid) { exit.fire() }
-        running.withLock { $0 = RunningServer(pid: pid, exit: exit) }
-        let port = self.port
-        let answered = await TestSupport.blocking { Self.waitForPing(port: port, timeout: 10) }
-        guard answered else {
-            await end(signal: SIGKILL)
-            throw RedisServerError.didNotStart(log: (try? String(contentsOfFile: directory + "/redis.log", encoding: .utf8)) ?? "")
-        }
-    }
-
-    private func end(signal: Int32) async {
-        guard let server = running.withLock({ server in defer { server = nil }; return server }) else { return }
-        Glibc.kill(server.pid, signal)
-        await server.exit.wait()
+        try await child.launch(argv, port: port, log: directory + "/redis.log")
     }
 
     // MARK: Helpers
 
     private static func ensureInstalled() throws {
         if FileManager.default.isExecutableFile(atPath: binary) { return }
-        let install = Process()
-        install.executableURL = URL(fileURLWithPath: "/usr/bin/apt-get")
-        install.arguments = ["install", "-y", "-qq", "redis-server"]
-        install.environment = ["DEBIAN_FRONTEND": "noninteractive", "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]
-        try install.run()
-        install.waitUntilExit()
+        try AptGet.install("redis-server")
         guard FileManager.default.isExecutableFile(atPath: binary) else { throw RedisServerError.notInstalled }
     }
 
     /// Connects and sends `PING` until the server answers (`+PONG`, or
     /// `-NOAUTH` when it wants a password).
-    private static func waitForPing(port: UInt16, timeout: Double) -> Bool {
+    static func waitForPing(port: UInt16, timeout: Double) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             switch RedisControl.call(port: port, ["PING"]) {
@@ -170,9 +143,51 @@ public enum RedisServerError: Error {
     case didNotStart(log: String)
 }
 
-struct RunningServer: Sendable {
-    let pid: Int32
-    let exit: ExitSignal
+/// The process of a Redis fixture (a server or a sentinel) while it runs:
+/// started by ``launch(_:port:log:)``, ended by ``end(signal:)``, killed by
+/// its owner's `deinit` through ``killAtOnce()``.
+final class FixtureChild: Sendable {
+    private struct Running: Sendable {
+        let pid: Int32
+        let exit: ExitSignal
+    }
+
+    private let running = Mutex<Running?>(nil)
+
+    var isRunning: Bool { running.withLock { $0 != nil } }
+
+    /// Spawns `argv` and waits until it answers `PING` on `port`; when it
+    /// does not within 10 s, kills it and throws with the file `log`.
+    func launch(_ argv: [String], port: UInt16, log: String) async throws {
+        let pid: pid_t
+        do {
+            pid = try ChildProcess.spawn(argv)
+        } catch {
+            throw RedisServerError.spawnFailed(errno: error.errno)
+        }
+        let exit = ExitSignal()
+        ChildProcess.reap(pid) { exit.fire() }
+        running.withLock { $0 = Running(pid: pid, exit: exit) }
+        let answered = await TestSupport.blocking { RedisServer.waitForPing(port: port, timeout: 10) }
+        guard answered else {
+            await end(signal: SIGKILL)
+            throw RedisServerError.didNotStart(log: (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+        }
+    }
+
+    /// Sends `signal` and waits for the process to end; nothing when none runs.
+    func end(signal: Int32) async {
+        guard let child = running.withLock({ child in defer { child = nil }; return child }) else { return }
+        Glibc.kill(child.pid, signal)
+        await child.exit.wait()
+    }
+
+    /// SIGKILL without waiting, for an owner being released.
+    func killAtOnce() {
+        running.withLock { child in
+            if let child { Glibc.kill(child.pid, SIGKILL) }
+        }
+    }
 }
 
 /// Fired once by the process's termination handler; waiters resume then

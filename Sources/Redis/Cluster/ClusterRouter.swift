@@ -5,7 +5,9 @@ import System
 /// (one connection per loop each), and the redirects. The map comes from
 /// `CLUSTER SLOTS` at start, again after every `MOVED`, while a node that
 /// serves slots is unreachable (a failover under way), and every
-/// ``steadyRefresh`` otherwise.
+/// ``steadyRefresh`` otherwise. Followers of the map (sharded
+/// subscriptions, tracking connections) hear of each change through
+/// ``mapChanges()``.
 final class ClusterRouter: Sendable {
     /// How often the map is read while it is whole and every node answers.
     static let steadyRefresh = Duration.seconds(15)
@@ -17,10 +19,18 @@ final class ClusterRouter: Sendable {
         var clients: [RedisAddress: RedisClient] = [:]
         var refreshWanted = true
         var closed = false
+        var watchers: [Int: AsyncStream<Void>.Continuation] = [:]
+        var nextWatcher = 0
+
+        /// Tells every watcher that the map changed.
+        func announceChange() {
+            for watcher in watchers.values { watcher.yield() }
+        }
     }
 
     private let seeds: [RedisAddress]
-    private let node: RedisConfiguration
+    /// What every node's client shares.
+    private let shared: RedisConfiguration
     private let loops: [EventLoop]
     private let state = Mutex(State())
     private let refresher = Mutex<Task<Void, Never>?>(nil)
@@ -29,11 +39,11 @@ final class ClusterRouter: Sendable {
     /// timeouts); its host and port are replaced by each node's.
     init(seeds: [RedisAddress], configuration: RedisConfiguration, loops: [EventLoop]) {
         self.seeds = seeds
-        var node = configuration
-        node.cluster = nil
-        node.sentinel = nil
-        node.database = 0
-        self.node = node
+        var shared = configuration
+        shared.cluster = nil
+        shared.sentinel = nil
+        shared.database = 0
+        self.shared = shared
         self.loops = loops
     }
 
@@ -56,12 +66,36 @@ final class ClusterRouter: Sendable {
     }
 
     func close() async {
-        let clients = state.withLock { state in
+        let (clients, watchers) = state.withLock { state in
             state.closed = true
-            return Array(state.clients.values)
+            defer { state.watchers = [:] }
+            return (Array(state.clients.values), Array(state.watchers.values))
         }
         refresher.withLock { $0?.cancel() }
+        for watcher in watchers { watcher.finish() }
         for client in clients { await client.close() }
+    }
+
+    /// An element each time the slot map changes from now on (read anew
+    /// and different, or a slot moved by a `MOVED`), the latest one kept
+    /// for a slow reader; it ends when the router closes or the reading
+    /// task is cancelled.
+    func mapChanges() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id: Int? = state.withLock { state in
+            guard !state.closed else { return nil }
+            defer { state.nextWatcher += 1 }
+            state.watchers[state.nextWatcher] = continuation
+            return state.nextWatcher
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.watchers.removeValue(forKey: id) }
+        }
+        return stream
     }
 
     /// Whether every slot has a node and every such node can take commands.
@@ -115,7 +149,10 @@ final class ClusterRouter: Sendable {
                 }
                 switch redirect {
                 case .moved(let moved, let address):
-                    state.withLock { $0.map.assign(moved...moved, to: address) }
+                    state.withLock { state in
+                        state.map.assign(moved...moved, to: address)
+                        state.announceChange()
+                    }
                     _ = client(for: address)
                     wantRefresh()
                     target = nil
@@ -149,10 +186,7 @@ final class ClusterRouter: Sendable {
         var made: RedisClient?
         let client = state.withLock { state in
             if let known = state.clients[address] { return known }
-            var settings = node
-            settings.host = address.host
-            settings.port = address.port
-            let client = RedisClient(configuration: settings, loops: loops)
+            let client = RedisClient(configuration: shared.node(at: address), loops: loops)
             state.clients[address] = client
             made = client
             return client
@@ -179,6 +213,7 @@ final class ClusterRouter: Sendable {
             else { continue }
             for node in map.nodes { _ = client(for: node) }
             state.withLock { state in
+                if state.map != map { state.announceChange() }
                 state.map = map
                 state.refreshWanted = !map.isComplete
             }

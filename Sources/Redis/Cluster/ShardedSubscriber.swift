@@ -4,7 +4,7 @@ import System
 /// Listens on every channel of a ``ShardedChannels`` set across a cluster:
 /// one sharded subscriber connection per node that serves one of the
 /// channels' slots, each channel subscribed where the cluster's map puts
-/// it, and moved when the map changes (checked every 250 ms). Messages of
+/// it, and moved when the map changes (``ClusterRouter/mapChanges()``). Messages of
 /// all channels come out of one stream. As with any pub/sub, a message
 /// published while its channel moves may be lost.
 public final class ShardedSubscriber: Sendable {
@@ -22,7 +22,7 @@ public final class ShardedSubscriber: Sendable {
     }
 
     private let router: ClusterRouter
-    private let node: RedisConfiguration
+    private let configuration: RedisConfiguration
     private let loop: EventLoop
     private let channels: ShardedChannels
     private let state = Mutex(State())
@@ -32,9 +32,7 @@ public final class ShardedSubscriber: Sendable {
     public init(client: RedisClient, configuration: RedisConfiguration, loop: EventLoop, channels: ShardedChannels) {
         precondition(client.router != nil, "a ShardedSubscriber needs a cluster's client")
         router = client.router!
-        var node = configuration
-        node.cluster = nil
-        self.node = node
+        self.configuration = configuration
         self.loop = loop
         self.channels = channels
     }
@@ -44,12 +42,11 @@ public final class ShardedSubscriber: Sendable {
     public func messages(bufferingNewest limit: Int) async -> AsyncStream<[UInt8]> {
         let (stream, output) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingNewest(limit))
         state.withLock { $0.output = output }
+        // Watching before the first placement: no change in between is missed.
+        let changes = router.mapChanges()
         await place()
         let follower = Task { [self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: ClusterRouter.eagerRefresh)
-                await place()
-            }
+            for await _ in changes { await place() }
         }
         state.withLock { $0.follower = follower }
         return stream
@@ -95,10 +92,7 @@ public final class ShardedSubscriber: Sendable {
         let subscriber: RedisSubscriber? = state.withLock { state in
             guard !state.closed else { return nil }
             if let known = state.subscribers[address] { return known }
-            var settings = node
-            settings.host = address.host
-            settings.port = address.port
-            let subscriber = RedisSubscriber(configuration: settings, loop: loop, sharded: true)
+            let subscriber = RedisSubscriber(configuration: configuration.node(at: address), loop: loop, sharded: true)
             state.subscribers[address] = subscriber
             made = subscriber
             return subscriber

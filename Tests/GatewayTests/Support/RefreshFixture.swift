@@ -127,3 +127,17 @@ struct RefreshFixture {
         }
     }
 }
+
+extension Simulator {
+    /// How many times the fault set on `route` has struck, once it has at
+    /// least once or `timeout` has passed: a test waits with it until a
+    /// delayed answer is under way.
+    func faultsStruck(on route: String = "POST /connect/token", within timeout: Duration = .seconds(10)) async throws -> Int {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let struck = stats()["faults"]?[route]?.intValue ?? 0
+            if struck > 0 || ContinuousClock.now >= deadline { return struck }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}
