@@ -3,8 +3,8 @@ import System
 
 /// The tracking connections of a ``RedisTrackedCache``, all on one loop:
 /// one to the server, or with a cluster one per master, following the
-/// cluster's map (``ClusterRouter/mapChanges()``): a new master gets a
-/// connection, and a node that serves no slot any more loses its.
+/// cluster's map (checked every 250 ms): a new master gets a connection,
+/// and a node that serves no slot any more loses its.
 final class TrackerSet: Sendable {
     private struct Tracker: Sendable {
         let core: LoopBound<TrackingCore>
@@ -48,11 +48,11 @@ final class TrackerSet: Sendable {
         guard let trackers else { return }
         for tracker in trackers { tracker.core.withValue { $0.start() } }
         guard let router = publisher.router else { return }
-        // Watching before the first look: no change in between is missed.
-        let changes = router.mapChanges()
         let task = Task { [self] in
-            await follow(router.masters)
-            for await _ in changes { await follow(router.masters) }
+            while !state.withLock({ $0.closed }) {
+                await follow(router.masters)
+                try? await Task.sleep(for: ClusterRouter.eagerRefresh)
+            }
         }
         watcher.withLock { $0 = task }
     }

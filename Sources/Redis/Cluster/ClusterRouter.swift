@@ -5,9 +5,7 @@ import System
 /// (one connection per loop each), and the redirects. The map comes from
 /// `CLUSTER SLOTS` at start, again after every `MOVED`, while a node that
 /// serves slots is unreachable (a failover under way), and every
-/// ``steadyRefresh`` otherwise. Followers of the map (sharded
-/// subscriptions, tracking connections) hear of each change through
-/// ``mapChanges()``.
+/// ``steadyRefresh`` otherwise.
 final class ClusterRouter: Sendable {
     /// How often the map is read while it is whole and every node answers.
     static let steadyRefresh = Duration.seconds(15)
@@ -19,13 +17,6 @@ final class ClusterRouter: Sendable {
         var clients: [RedisAddress: RedisClient] = [:]
         var refreshWanted = true
         var closed = false
-        var watchers: [Int: AsyncStream<Void>.Continuation] = [:]
-        var nextWatcher = 0
-
-        /// Tells every watcher that the map changed.
-        func announceChange() {
-            for watcher in watchers.values { watcher.yield() }
-        }
     }
 
     private let seeds: [RedisAddress]
@@ -66,36 +57,12 @@ final class ClusterRouter: Sendable {
     }
 
     func close() async {
-        let (clients, watchers) = state.withLock { state in
+        let clients = state.withLock { state in
             state.closed = true
-            defer { state.watchers = [:] }
-            return (Array(state.clients.values), Array(state.watchers.values))
+            return Array(state.clients.values)
         }
         refresher.withLock { $0?.cancel() }
-        for watcher in watchers { watcher.finish() }
         for client in clients { await client.close() }
-    }
-
-    /// An element each time the slot map changes from now on (read anew
-    /// and different, or a slot moved by a `MOVED`), the latest one kept
-    /// for a slow reader; it ends when the router closes or the reading
-    /// task is cancelled.
-    func mapChanges() -> AsyncStream<Void> {
-        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let id: Int? = state.withLock { state in
-            guard !state.closed else { return nil }
-            defer { state.nextWatcher += 1 }
-            state.watchers[state.nextWatcher] = continuation
-            return state.nextWatcher
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.watchers.removeValue(forKey: id) }
-        }
-        return stream
     }
 
     /// Whether every slot has a node and every such node can take commands.
@@ -149,10 +116,7 @@ final class ClusterRouter: Sendable {
                 }
                 switch redirect {
                 case .moved(let moved, let address):
-                    state.withLock { state in
-                        state.map.assign(moved...moved, to: address)
-                        state.announceChange()
-                    }
+                    state.withLock { $0.map.assign(moved...moved, to: address) }
                     _ = client(for: address)
                     wantRefresh()
                     target = nil
@@ -213,7 +177,6 @@ final class ClusterRouter: Sendable {
             else { continue }
             for node in map.nodes { _ = client(for: node) }
             state.withLock { state in
-                if state.map != map { state.announceChange() }
                 state.map = map
                 state.refreshWanted = !map.isComplete
             }

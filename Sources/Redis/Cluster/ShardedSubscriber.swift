@@ -4,7 +4,7 @@ import System
 /// Listens on every channel of a ``ShardedChannels`` set across a cluster:
 /// one sharded subscriber connection per node that serves one of the
 /// channels' slots, each channel subscribed where the cluster's map puts
-/// it, and moved when the map changes (``ClusterRouter/mapChanges()``). Messages of
+/// it, and moved when the map changes (checked every 250 ms). Messages of
 /// all channels come out of one stream. As with any pub/sub, a message
 /// published while its channel moves may be lost.
 public final class ShardedSubscriber: Sendable {
@@ -42,11 +42,12 @@ public final class ShardedSubscriber: Sendable {
     public func messages(bufferingNewest limit: Int) async -> AsyncStream<[UInt8]> {
         let (stream, output) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingNewest(limit))
         state.withLock { $0.output = output }
-        // Watching before the first placement: no change in between is missed.
-        let changes = router.mapChanges()
         await place()
         let follower = Task { [self] in
-            for await _ in changes { await place() }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: ClusterRouter.eagerRefresh)
+                await place()
+            }
         }
         state.withLock { $0.follower = follower }
         return stream

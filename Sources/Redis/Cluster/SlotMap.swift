@@ -1,6 +1,6 @@
 /// Which node serves each of the 16384 slots, read from `CLUSTER SLOTS`:
 /// an array of `[first, last, [host, port, id, …] (the master), replicas…]`.
-struct SlotMap: Sendable, Equatable {
+struct SlotMap: Sendable {
     /// The masters, in the order first seen.
     private(set) var nodes: [RedisAddress] = []
     /// Slot → index in `nodes`; -1 for a slot no node serves.
